@@ -1,0 +1,69 @@
+# dropscope: the kernel module, the CLI, tests and the lab.
+#
+#   make                   module for the running kernel + CLI
+#   make KVER=<release>    module against that release's installed headers
+#   make check             everything CI runs (installs what it needs)
+#   make lab               boot 6.12 under QEMU with dropscope and traffic
+#   make bench             instruction cost per drop, side by side
+
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+KBUILD_OUT := build/kmod/$(KVER)
+KSRC := Kbuild include $(wildcard kmod/*.c kmod/*.h)
+
+CC ?= cc
+PKGS := libnl-genl-3.0 libnl-3.0
+CFLAGS ?= -O2 -g
+CFLAGS += -Wall -Wextra -Werror -std=gnu11 -Iinclude/uapi -Iuser \
+	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS_NL := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LDLIBS_CLI := $(LDLIBS_NL) -lreadline
+
+CLI_SRC := user/main.c user/cmd.c user/nl.c user/output.c user/util.c \
+	user/watch.c
+CLI_LIB := $(filter-out user/main.c,$(CLI_SRC))
+CLI_HDR := $(wildcard user/*.h) include/uapi/linux/dropscope.h
+
+.PHONY: all module user clean check lab bench deps kernels
+
+all: module user
+
+user: user/dropscope
+
+user/dropscope: $(CLI_SRC) $(CLI_HDR)
+	$(CC) $(CFLAGS) -o $@ $(CLI_SRC) $(LDLIBS_CLI)
+
+# Each kernel release builds in a tree of its own under build/kmod, so that
+# both lab kernels can be built side by side; the last one built is also
+# copied to kmod/dropscope.ko.
+module:
+	@test -d $(KDIR) || { echo "no kernel headers in $(KDIR):" \
+		"install linux-headers-$(KVER), or make KVER=<release> with" \
+		"one of: $$(ls /lib/modules | tr '\n' ' ')" >&2; exit 1; }
+	@mkdir -p $(KBUILD_OUT)/kmod
+	@for f in $(KSRC); do ln -sfn $(CURDIR)/$$f $(KBUILD_OUT)/$$f; done
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KBUILD_OUT) $(KFLAGS) modules
+	cp $(KBUILD_OUT)/kmod/dropscope.ko kmod/dropscope.ko
+
+# every installed lab kernel (6.1 and 6.12), W=1 and sparse
+kernels:
+	@for k in $$(scripts/kernels); do \
+		$(MAKE) --no-print-directory module KVER=$$k KFLAGS="W=1 C=2" \
+			2>&1 | tee build/kmod-$$k.log; \
+		test $${PIPESTATUS[0]:-0} -eq 0 || exit 1; \
+	done
+
+deps:
+	scripts/deps
+
+check:
+	scripts/check
+
+lab: deps
+	scripts/demo
+
+bench: deps
+	scripts/bench
+
+clean:
+	rm -rf build kmod/dropscope.ko user/dropscope tests/unit/test_* tests/lab/bin

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal interfaces between the parts of dropscope.ko.
+ */
+#ifndef _DROPSCOPE_H
+#define _DROPSCOPE_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include <uapi/linux/dropscope.h>
+
+/*
+ * One drop site: the totals of one (location, reason) key merged across
+ * all CPUs. Owned by the folder; every field is protected by ds_lock.
+ */
+struct ds_site {
+	unsigned long loc;
+	u32 reason;
+	u64 total;		/* drops since start or reset */
+	u64 alerted;		/* total when the last alert round went out */
+	struct list_head dirty;	/* on ds_state.dirty while total != alerted */
+	char *symbol;		/* "sym+0x1c/0x80 [mod]", rendered once */
+	char *reason_name;	/* the running kernel's name, or NULL */
+};
+
+/*
+ * Global state. ds_lock serialises netlink commands (taken in pre_doit),
+ * dumps, the alert worker, module init and exit.
+ */
+struct ds_state {
+	bool running;
+	u32 interval_ms;
+	u32 generation;		/* bumped whenever sites are freed */
+
+	/* the folded view, see sites.c */
+	struct ds_site **sites;	/* array of nsites pointers */
+	u32 nsites, sites_cap;
+	struct list_head dirty;	/* sites changed since the last round */
+	u64 events;		/* drops folded: site totals plus overflow */
+	u64 overflow;		/* drops that did not fit a per-CPU table */
+	u64 overflow_alerted;	/* overflow at the last alert round */
+	u64 alloc_fails;	/* drops folded while no site could be allocated */
+
+	/* alerts, see alert.c */
+	u64 rounds;
+	u64 alerts_sent;
+	u64 alerts_lost;
+	u64 folds;
+
+	struct delayed_work work;
+};
+
+extern struct ds_state ds;
+extern struct mutex ds_lock;
+extern unsigned int ds_capacity;
+
+/* table.c: the per-CPU tables, the tracepoint probe and the folder */
+int ds_table_init(void);
+void ds_table_exit(void);
+int ds_probe_attach(void);
+void ds_probe_detach(void);
+void ds_table_clear(void);
+
+void ds_fold(void);
+void ds_table_forget_sites(void);
+
+/* sites.c: the folded view */
+struct ds_site *ds_site_get(unsigned long loc, u32 reason);
+void ds_site_add(struct ds_site *site, u64 delta);
+void ds_sites_free(void);
+
+/* reasons.c: the running kernel's drop reason names */
+const char *ds_reason_name(u32 reason, char *buf, size_t len);
+int ds_reason_next(u32 *cursor, u32 *id, char *name, size_t len);
+
+/* alert.c: the alert rounds */
+void ds_alert_round(void);
+void ds_alert_schedule(void);
+
+/* netlink.c: the generic netlink family */
+struct sk_buff;
+int ds_nl_init(void);
+void ds_nl_exit(void);
+int ds_nl_put_site(struct sk_buff *skb, const struct ds_site *site,
+		   bool alert);
+void *ds_nl_alert_put(struct sk_buff *skb);
+int ds_nl_alert_multicast(struct sk_buff *skb);
+bool ds_nl_has_listeners(void);
+
+/* monitor.c: start, stop, reset and the interval worker */
+void ds_monitor_init(void);
+void ds_monitor_exit(void);
+int ds_start(void);
+void ds_stop(void);
+void ds_reset(void);
+
+#endif /* _DROPSCOPE_H */

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dropscope: count where and why the kernel drops packets, and tell
+ * userspace over generic netlink. See include/uapi/linux/dropscope.h.
+ */
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include <uapi/linux/dropscope.h>
+
+#include "dropscope.h"
+
+struct ds_state ds;
+DEFINE_MUTEX(ds_lock);
+
+unsigned int ds_capacity = 4096;
+module_param_named(capacity, ds_capacity, uint, 0444);
+MODULE_PARM_DESC(capacity,
+		 "distinct (location, reason) keys per CPU, 1 to 1048576 (default 4096)");
+
+static int __init ds_init(void)
+{
+	int err;
+
+	if (!ds_capacity || ds_capacity > (1U << 20)) {
+		pr_err("dropscope: capacity must be 1 to 1048576\n");
+		return -EINVAL;
+	}
+	ds_monitor_init();
+	err = ds_table_init();
+	if (err)
+		return err;
+	err = ds_nl_init();
+	if (err)
+		goto err_table;
+	return 0;
+
+err_table:
+	ds_table_exit();
+	return err;
+}
+
+static void __exit ds_exit(void)
+{
+	ds_nl_exit();
+	ds_monitor_exit();
+	ds_table_exit();
+}
+
+module_init(ds_init);
+module_exit(ds_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("dropscope: drop-site monitor with batched netlink alerts");
+MODULE_AUTHOR("The dropscope developers");

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family: commands, dumps and the alert group. The
+ * protocol is documented in include/uapi/linux/dropscope.h.
+ */
+
+#include <net/genetlink.h>
+#include <net/netlink.h>
+
+#include <uapi/linux/dropscope.h>
+
+#include "compat.h"
+#include "dropscope.h"
+
+static struct genl_family ds_family;
+
+static const struct nla_policy ds_config_policy[DROPSCOPE_A_MAX + 1] = {
+	[DROPSCOPE_A_INTERVAL_MS] =
+		NLA_POLICY_RANGE(NLA_U32, DROPSCOPE_INTERVAL_MIN_MS,
+				 DROPSCOPE_INTERVAL_MAX_MS),
+};
+
+/* Put one site nest; delta only in alerts. */
+int ds_nl_put_site(struct sk_buff *skb, const struct ds_site *site,
+		   bool alert)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, DROPSCOPE_A_SITE);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, DROPSCOPE_SITE_A_LOCATION, site->loc,
+			      DROPSCOPE_SITE_A_PAD) ||
+	    nla_put_string(skb, DROPSCOPE_SITE_A_SYMBOL, site->symbol) ||
+	    nla_put_u32(skb, DROPSCOPE_SITE_A_REASON, site->reason) ||
+	    (site->reason_name &&
+	     nla_put_string(skb, DROPSCOPE_SITE_A_REASON_NAME,
+			    site->reason_name)) ||
+	    nla_put_u64_64bit(skb, DROPSCOPE_SITE_A_TOTAL, site->total,
+			      DROPSCOPE_SITE_A_PAD) ||
+	    (alert && nla_put_u64_64bit(skb, DROPSCOPE_SITE_A_DELTA,
+					site->total - site->alerted,
+					DROPSCOPE_SITE_A_PAD))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+void *ds_nl_alert_put(struct sk_buff *skb)
+{
+	return genlmsg_put(skb, 0, 0, &ds_family, 0, DROPSCOPE_CMD_ALERT);
+}
+
+bool ds_nl_has_listeners(void)
+{
+	return genl_has_listeners(&ds_family, &init_net, 0);
+}
+
+/*
+ * Returns 0 when every listener got the message, -ENOBUFS when some
+ * listener's buffer was full, -ESRCH when nobody listened.
+ */
+int ds_nl_alert_multicast(struct sk_buff *skb)
+{
+	return genlmsg_multicast(&ds_family, skb, 0, 0, GFP_KERNEL);
+}
+
+static int ds_pre_doit(const struct ds_genl_op *ops, struct sk_buff *skb,
+		       struct genl_info *info)
+{
+	mutex_lock(&ds_lock);
+	return 0;
+}
+
+static void ds_post_doit(const struct ds_genl_op *ops, struct sk_buff *skb,
+			 struct genl_info *info)
+{
+	mutex_unlock(&ds_lock);
+}
+
+static int ds_cmd_start(struct sk_buff *skb, struct genl_info *info)
+{
+	int err;
+
+	if (ds.running) {
+		NL_SET_ERR_MSG_MOD(info->extack, "monitoring is already running");
+		return -EALREADY;
+	}
+	err = ds_start();
+	if (err)
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "cannot attach to skb:kfree_skb");
+	return err;
+}
+
+static int ds_cmd_stop(struct sk_buff *skb, struct genl_info *info)
+{
+	if (!ds.running) {
+		NL_SET_ERR_MSG_MOD(info->extack, "monitoring is not running");
+		return -EALREADY;
+	}
+	ds_stop();
+	return 0;
+}
+
+static int ds_cmd_reset(struct sk_buff *skb, struct genl_info *info)
+{
+	ds_reset();
+	return 0;
+}
+
+/* Build a reply to info and send it; fill puts the attributes. */
+static int ds_reply(struct genl_info *info, u8 cmd,
+		    int (*fill)(struct sk_buff *skb))
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &ds_family, 0, cmd);
+	if (!hdr) {
+		err = -EMSGSIZE;
+		goto err;
+	}
+	err = fill(msg);
+	if (err)
+		goto err;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+err:
+	nlmsg_free(msg);
+	return err;
+}
+
+static int ds_fill_config(struct sk_buff *msg)
+{
+	if (nla_put_u8(msg, DROPSCOPE_A_RUNNING, ds.running) ||
+	    nla_put_u32(msg, DROPSCOPE_A_INTERVAL_MS, ds.interval_ms) ||
+	    nla_put_u32(msg, DROPSCOPE_A_CAPACITY, ds_capacity))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int ds_cmd_config_get(struct sk_buff *skb, struct genl_info *info)
+{
+	return ds_reply(info, DROPSCOPE_CMD_CONFIG_GET, ds_fill_config);
+}
+
+static int ds_cmd_config_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *interval = info->attrs[DROPSCOPE_A_INTERVAL_MS];
+
+	if (!interval) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "no configuration attribute given");
+		return -EINVAL;
+	}
+	ds.interval_ms = nla_get_u32(interval);
+	if (ds.running)
+		ds_alert_schedule();
+	return 0;
+}
+
+static int ds_fill_stats(struct sk_buff *msg)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(msg, DROPSCOPE_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_EVENTS, ds.events,
+			      DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SITES, ds.nsites,
+			      DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_OVERFLOW, ds.overflow,
+			      DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_ROUNDS, ds.rounds,
+			      DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_ALERTS_SENT,
+			      ds.alerts_sent, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_ALERTS_LOST,
+			      ds.alerts_lost, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_FOLDS, ds.folds,
+			      DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_ALLOC_FAILS,
+			      ds.alloc_fails, DROPSCOPE_STATS_A_PAD)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int ds_cmd_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	ds_fold();
+	return ds_reply(info, DROPSCOPE_CMD_STATS_GET, ds_fill_stats);
+}
+
+/*
+ * Sites dump: cb->args[0] is the next site index, cb->args[1] is set once
+ * the per-CPU counters were folded for this dump.
+ */
+static int ds_dump_sites(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	u32 i;
+	void *hdr;
+
+	mutex_lock(&ds_lock);
+	if (!cb->args[1]) {
+		ds_fold();
+		cb->args[1] = 1;
+	}
+	cb->seq = ds.generation;
+	for (i = cb->args[0]; i < ds.nsites; i++) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &ds_family, NLM_F_MULTI,
+				  DROPSCOPE_CMD_SITES_GET);
+		if (!hdr)
+			break;
+		nl_dump_check_consistent(cb, nlmsg_hdr(skb));
+		if (ds_nl_put_site(skb, ds.sites[i], false)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	cb->args[0] = i;
+	mutex_unlock(&ds_lock);
+	return skb->len;
+}
+
+/* Reasons dump: cb->args[0] is the reason cursor of ds_reason_next(). */
+static int ds_dump_reasons(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	u32 cursor = cb->args[0], next, id;
+	struct nlattr *nest;
+	char name[64];
+	void *hdr;
+
+	for (next = cursor;
+	     !ds_reason_next(&next, &id, name, sizeof(name));
+	     cursor = next) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &ds_family, NLM_F_MULTI,
+				  DROPSCOPE_CMD_REASONS_GET);
+		if (!hdr)
+			break;
+		nest = nla_nest_start(skb, DROPSCOPE_A_REASON);
+		if (!nest || nla_put_u32(skb, DROPSCOPE_REASON_A_ID, id) ||
+		    nla_put_string(skb, DROPSCOPE_REASON_A_NAME, name)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		nla_nest_end(skb, nest);
+		genlmsg_end(skb, hdr);
+	}
+	cb->args[0] = cursor;
+	return skb->len;
+}
+
+/*
+ * Every command needs CAP_NET_ADMIN in the initial user namespace: dumps
+ * carry kernel addresses. No command takes attributes but CONFIG_SET: the
+ * core rejects any attribute sent to an op without a policy.
+ */
+static const struct genl_ops ds_ops[] = {
+	{
+		.cmd = DROPSCOPE_CMD_START,
+		.doit = ds_cmd_start,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_STOP,
+		.doit = ds_cmd_stop,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_CONFIG_GET,
+		.doit = ds_cmd_config_get,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_CONFIG_SET,
+		.doit = ds_cmd_config_set,
+		.policy = ds_config_policy,
+		.maxattr = DROPSCOPE_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_SITES_GET,
+		.dumpit = ds_dump_sites,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_REASONS_GET,
+		.dumpit = ds_dump_reasons,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_STATS_GET,
+		.doit = ds_cmd_stats_get,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_RESET,
+		.doit = ds_cmd_reset,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+static const struct genl_multicast_group ds_mcgrps[] = {
+	{
+		.name = DROPSCOPE_MCGRP_ALERTS,
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
+	},
+};
+
+/* netnsok is false: the family exists in the initial namespace only. */
+static struct genl_family ds_family __ro_after_init = {
+	.name = DROPSCOPE_GENL_NAME,
+	.version = DROPSCOPE_GENL_VERSION,
+	.module = THIS_MODULE,
+	.ops = ds_ops,
+	.n_ops = ARRAY_SIZE(ds_ops),
+	.mcgrps = ds_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(ds_mcgrps),
+	.resv_start_op = __DROPSCOPE_CMD_MAX,
+	.pre_doit = ds_pre_doit,
+	.post_doit = ds_post_doit,
+};
+
+int ds_nl_init(void)
+{
+	return genl_register_family(&ds_family);
+}
+
+void ds_nl_exit(void)
+{
+	genl_unregister_family(&ds_family);
+}

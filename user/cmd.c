@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The command table and its handlers: one table serves argv mode, batch
+ * files and the readline shell.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include "dropscope.h"
+
+/* Print a usage error for cmd and return DS_EUSAGE. */
+static int ds_usage(const struct ds_cmd *cmd, const char *what)
+{
+	fprintf(stderr, "dropscope %s: %s\nusage: %s %s\n", cmd->name, what,
+		cmd->name, cmd->args);
+	return DS_EUSAGE;
+}
+
+static int ds_fail(struct ds_ctx *ctx, int err)
+{
+	fprintf(stderr, "dropscope: %s\n", ds_nl_error(ctx->nl));
+	return ds_nl_status(err);
+}
+
+/* Open the netlink session on first use. */
+int ds_ctx_nl(struct ds_ctx *ctx)
+{
+	int err;
+
+	if (ctx->nl)
+		return 0;
+	err = ds_nl_open(&ctx->nl);
+	if (err) {
+		fprintf(stderr, "dropscope: %s\n", ds_nl_error(ctx->nl));
+		ds_nl_close(ctx->nl);
+		ctx->nl = NULL;
+		return ds_nl_status(err);
+	}
+	return 0;
+}
+
+static int ds_simple(struct ds_ctx *ctx, uint8_t cmd, const char *done)
+{
+	int err;
+
+	err = ds_ctx_nl(ctx);
+	if (err)
+		return err;
+	err = ds_nl_do(ctx->nl, cmd, NULL, NULL, NULL);
+	if (err)
+		return ds_fail(ctx, err);
+	if (!ctx->json && ctx->interactive)
+		printf("%s\n", done);
+	return DS_OK;
+}
+
+static int cmd_start(struct ds_ctx *ctx, const struct ds_cmd *self,
+			int argc, char **argv)
+{
+	(void)argv;
+	if (argc)
+		return ds_usage(self, "takes no arguments");
+	return ds_simple(ctx, DROPSCOPE_CMD_START, "monitoring started");
+}
+
+static int cmd_stop(struct ds_ctx *ctx, const struct ds_cmd *self,
+			int argc, char **argv)
+{
+	(void)argv;
+	if (argc)
+		return ds_usage(self, "takes no arguments");
+	return ds_simple(ctx, DROPSCOPE_CMD_STOP, "monitoring stopped");
+}
+
+static int cmd_reset(struct ds_ctx *ctx, const struct ds_cmd *self,
+			int argc, char **argv)
+{
+	(void)argv;
+	if (argc)
+		return ds_usage(self, "takes no arguments");
+	return ds_simple(ctx, DROPSCOPE_CMD_RESET, "counters reset");
+}
+
+struct ds_config {
+	bool running;
+	uint32_t interval_ms;
+	uint32_t capacity;
+};
+
+static int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+			void *arg)
+{
+	struct ds_config *c = arg;
+
+	(void)attrs;
+	(void)len;
+	if (!tb[DROPSCOPE_A_RUNNING] || !tb[DROPSCOPE_A_INTERVAL_MS] ||
+	    !tb[DROPSCOPE_A_CAPACITY])
+		return -EINVAL;
+	c->running = nla_get_u8(tb[DROPSCOPE_A_RUNNING]);
+	c->interval_ms = nla_get_u32(tb[DROPSCOPE_A_INTERVAL_MS]);
+	c->capacity = nla_get_u32(tb[DROPSCOPE_A_CAPACITY]);
+	return 0;
+}
+
+static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
+			int argc, char **argv)
+{
+	struct ds_out o = { .f = stdout };
+	struct ds_config c = { 0 };
+	int err;
+
+	(void)argv;
+	if (argc)
+		return ds_usage(self, "takes no arguments");
+	err = ds_ctx_nl(ctx);
+	if (err)
+		return err;
+	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_CONFIG_GET, NULL, ds_config_cb,
+		       &c);
+	if (err)
+		return ds_fail(ctx, err);
+	if (ctx->json) {
+		ds_out_begin(&o, NULL, '{');
+		ds_out_bool(&o, "running", c.running);
+		ds_out_u64(&o, "interval_ms", c.interval_ms);
+		ds_out_u64(&o, "capacity", c.capacity);
+		ds_out_end(&o, '}');
+	} else {
+		printf("monitoring: %s\ninterval:   %" PRIu32 " ms\n"
+		       "capacity:   %" PRIu32 " sites per CPU\n",
+		       c.running ? "running" : "stopped", c.interval_ms,
+		       c.capacity);
+	}
+	return DS_OK;
+}
+
+static int cmd_set_interval(struct ds_ctx *ctx, const struct ds_cmd *self,
+			int argc, char **argv)
+{
+	struct nl_msg *msg;
+	uint64_t ms;
+	int err;
+
+	if (argc != 1)
+		return ds_usage(self, "needs one duration");
+	if (ds_parse_duration_ms(argv[0], &ms))
+		return ds_usage(self, "not a duration (examples: 250ms, 2s, 1.5s)");
+	if (ms < DROPSCOPE_INTERVAL_MIN_MS || ms > DROPSCOPE_INTERVAL_MAX_MS)
+		return ds_usage(self, "the interval must be 10ms to 60s");
+	err = ds_ctx_nl(ctx);
+	if (err)
+		return err;
+	msg = ds_nl_msg();
+	if (!msg || nla_put_u32(msg, DROPSCOPE_A_INTERVAL_MS, (uint32_t)ms)) {
+		nlmsg_free(msg);
+		return DS_EFAIL;
+	}
+	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_CONFIG_SET, msg, NULL, NULL);
+	if (err)
+		return ds_fail(ctx, err);
+	if (!ctx->json && ctx->interactive)
+		printf("interval set to %" PRIu64 " ms\n", ms);
+	return DS_OK;
+}
+
+struct ds_sites {
+	struct ds_site *v;
+	size_t n, cap;
+};
+
+static int ds_sites_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+			void *arg)
+{
+	struct ds_sites *s = arg;
+
+	(void)attrs;
+	(void)len;
+	if (!tb[DROPSCOPE_A_SITE])
+		return -EINVAL;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct ds_site *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	if (ds_site_parse(tb[DROPSCOPE_A_SITE], &s->v[s->n]))
+		return -EINVAL;
+	s->n++;
+	return 0;
+}
+
+static int ds_sites_get(struct ds_ctx *ctx, struct ds_sites *s)
+{
+	int err;
+
+	err = ds_ctx_nl(ctx);
+	if (err)
+		return err;
+	err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_SITES_GET, ds_sites_cb, s);
+	if (err) {
+		free(s->v);
+		return ds_fail(ctx, err);
+	}
+	qsort(s->v, s->n, sizeof(*s->v), ds_site_cmp_total);
+	return DS_OK;
+}
+
+static int cmd_show_sites(struct ds_ctx *ctx, const struct ds_cmd *self,
+			int argc, char **argv)
+{
+	struct ds_out o = { .f = stdout };
+	struct ds_sites s = { 0 };
+	uint64_t top = UINT64_MAX;
+	size_t i;
+	int err;
+
+	if (argc == 2 && !strcmp(argv[0], "top")) {
+		if (ds_parse_u64(argv[1], 1, UINT32_MAX, &top))
+			return ds_usage(self, "top needs a positive number");
+	} else if (argc) {
+		return ds_usage(self, "unknown argument");
+	}
+	err = ds_sites_get(ctx, &s);
+	if (err)
+		return err;
+	if (s.n < top)
+		top = s.n;
+	if (ctx->json) {
+		ds_out_begin(&o, NULL, '[');
+		for (i = 0; i < top; i++)
+			ds_out_site(&o, &s.v[i]);
+		ds_out_end(&o, ']');
+	} else if (!s.n) {
+		printf("no drops seen\n");
+	} else {
+		printf("%12s  %-22s %s\n", "COUNT", "REASON", "SITE");
+		for (i = 0; i < top; i++)
+			printf("%12" PRIu64 "  %-22s %s\n", s.v[i].total,
+			       s.v[i].reason_name, s.v[i].symbol);
+		if (top < s.n)
+			printf("(%zu more sites)\n", s.n - (size_t)top);
+	}
+	free(s.v);
+	return DS_OK;
+}
+
+struct ds_reason {
+	uint32_t id;
+	uint64_t count;
+	char name[64];
+};
+
+struct ds_reasons {
+	struct ds_reason *v;
+	size_t n, cap;
+};
+
+static int ds_reasons_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+			void *arg)
+{
+	struct nlattr *r[DROPSCOPE_REASON_A_MAX + 1];
+	struct ds_reasons *s = arg;
+	struct ds_reason *e;
+
+	(void)attrs;
+	(void)len;
+	if (!tb[DROPSCOPE_A_REASON] ||
+	    nla_parse_nested(r, DROPSCOPE_REASON_A_MAX, tb[DROPSCOPE_A_REASON],
+			     NULL) < 0 ||
+	    !r[DROPSCOPE_REASON_A_ID] || !r[DROPSCOPE_REASON_A_NAME])
+		return -EINVAL;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 128;
+		struct ds_reason *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	e = &s->v[s->n++];
+	e->id = nla_get_u32(r[DROPSCOPE_REASON_A_ID]);
+	e->count = 0;
+	nla_strlcpy(e->name, r[DROPSCOPE_REASON_A_NAME], sizeof(e->name));
+	return 0;
+}
+
+static int ds_reason_cmp(const void *a, const void *b)
+{
+	const struct ds_reason *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmd_show_reasons(struct ds_ctx *ctx, const struct ds_cmd *self,
+			int argc, char **argv)
+{
+	struct ds_out o = { .f = stdout };
+	struct ds_reasons r = { 0 };
+	struct ds_sites s = { 0 };
+	bool all = false;
+	size_t i, j;
+	int err;
+
+	if (argc == 1 && !strcmp(argv[0], "all"))
+		all = true;
+	else if (argc)
+		return ds_usage(self, "unknown argument");
+	err = ds_sites_get(ctx, &s);
+	if (err)
+		return err;
+	err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_REASONS_GET, ds_reasons_cb, &r);
+	if (err) {
+		free(s.v);
+		free(r.v);
+		return ds_fail(ctx, err);
+	}
+	for (i = 0; i < s.n; i++)
+		for (j = 0; j < r.n; j++)
+			if (r.v[j].id == s.v[i].reason)
+				r.v[j].count += s.v[i].total;
+	qsort(r.v, r.n, sizeof(*r.v), ds_reason_cmp);
+	if (ctx->json)
+		ds_out_begin(&o, NULL, '[');
+	else
+		printf("%12s  %5s  %s\n", "COUNT", "ID", "REASON");
+	for (i = 0; i < r.n; i++) {
+		if (!all && !r.v[i].count)
+			continue;
+		if (ctx->json) {
+			ds_out_begin(&o, NULL, '{');
+			ds_out_str(&o, "reason", r.v[i].name);
+			ds_out_u64(&o, "id", r.v[i].id);
+			ds_out_u64(&o, "count", r.v[i].count);
+			ds_out_end(&o, '}');
+		} else {
+			printf("%12" PRIu64 "  %5" PRIu32 "  %s\n",
+			       r.v[i].count, r.v[i].id, r.v[i].name);
+		}
+	}
+	if (ctx->json)
+		ds_out_end(&o, ']');
+	free(s.v);
+	free(r.v);
+	return DS_OK;
+}
+
+static const struct {
+	int attr;
+	const char *key;
+	const char *label;
+} ds_stats_fields[] = {
+	{ DROPSCOPE_STATS_A_EVENTS, "events", "drops seen" },
+	{ DROPSCOPE_STATS_A_SITES, "sites", "distinct sites" },
+	{ DROPSCOPE_STATS_A_OVERFLOW, "overflow", "drops in no site (table full)" },
+	{ DROPSCOPE_STATS_A_ALLOC_FAILS, "alloc_fails", "drops in no site (no memory)" },
+	{ DROPSCOPE_STATS_A_ROUNDS, "rounds", "alert rounds sent" },
+	{ DROPSCOPE_STATS_A_ALERTS_SENT, "alerts_sent", "alert messages sent" },
+	{ DROPSCOPE_STATS_A_ALERTS_LOST, "alerts_lost", "alert messages lost" },
+	{ DROPSCOPE_STATS_A_FOLDS, "folds", "per-CPU folds" },
+};
+
+#define DS_NSTATS (sizeof(ds_stats_fields) / sizeof(ds_stats_fields[0]))
+
+static int ds_stats_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+			void *arg)
+{
+	struct nlattr *st[DROPSCOPE_STATS_A_MAX + 1];
+	uint64_t *v = arg;
+	size_t i;
+
+	(void)attrs;
+	(void)len;
+	if (!tb[DROPSCOPE_A_STATS] ||
+	    nla_parse_nested(st, DROPSCOPE_STATS_A_MAX, tb[DROPSCOPE_A_STATS],
+			     NULL) < 0)
+		return -EINVAL;
+	for (i = 0; i < DS_NSTATS; i++)
+		if (st[ds_stats_fields[i].attr])
+			v[i] = nla_get_u64(st[ds_stats_fields[i].attr]);
+	return 0;
+}
+
+static int cmd_show_stats(struct ds_ctx *ctx, const struct ds_cmd *self,
+			int argc, char **argv)
+{
+	struct ds_out o = { .f = stdout };
+	uint64_t v[DS_NSTATS] = { 0 };
+	size_t i;
+	int err;
+
+	(void)argv;
+	if (argc)
+		return ds_usage(self, "takes no arguments");
+	err = ds_ctx_nl(ctx);
+	if (err)
+		return err;
+	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_STATS_GET, NULL, ds_stats_cb, v);
+	if (err)
+		return ds_fail(ctx, err);
+	if (ctx->json)
+		ds_out_begin(&o, NULL, '{');
+	for (i = 0; i < DS_NSTATS; i++) {
+		if (ctx->json)
+			ds_out_u64(&o, ds_stats_fields[i].key, v[i]);
+		else
+			printf("%-30s %" PRIu64 "\n", ds_stats_fields[i].label,
+			       v[i]);
+	}
+	if (ctx->json)
+		ds_out_end(&o, '}');
+	return DS_OK;
+}
+
+static int cmd_watch(struct ds_ctx *ctx, const struct ds_cmd *self,
+			int argc, char **argv)
+{
+	uint64_t rounds = 0, timeout_ms = 0;
+	int i;
+
+	for (i = 0; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "rounds")) {
+			if (ds_parse_u64(argv[i + 1], 1, UINT32_MAX, &rounds))
+				return ds_usage(self, "rounds needs a positive number");
+		} else if (!strcmp(argv[i], "timeout")) {
+			if (ds_parse_duration_ms(argv[i + 1], &timeout_ms) ||
+			    !timeout_ms)
+				return ds_usage(self, "timeout needs a duration (e.g. 10s)");
+		} else {
+			break;
+		}
+	}
+	if (i != argc)
+		return ds_usage(self, "unknown argument");
+	return ds_watch(ctx, rounds, timeout_ms);
+}
+
+static int cmd_help(struct ds_ctx *ctx, const struct ds_cmd *self,
+			int argc, char **argv)
+{
+	const struct ds_cmd *c;
+	int used;
+
+	(void)ctx;
+	(void)self;
+	if (argc) {
+		c = ds_cmd_find(argc, argv, &used);
+		if (!c) {
+			fprintf(stderr, "dropscope: no command \"%s\"\n", argv[0]);
+			return DS_EUSAGE;
+		}
+		printf("%s %s\n    %s\n", c->name, c->args, c->help);
+		return DS_OK;
+	}
+	for (c = ds_cmds; c->name; c++) {
+		char head[48];
+
+		snprintf(head, sizeof(head), "%s %s", c->name, c->args);
+		printf("  %-34s %s\n", head, c->help);
+	}
+	return DS_OK;
+}
+
+static int cmd_quit(struct ds_ctx *ctx, const struct ds_cmd *self,
+			int argc, char **argv)
+{
+	(void)self;
+	(void)argc;
+	(void)argv;
+	ctx->quit = true;
+	return DS_OK;
+}
+
+const struct ds_cmd ds_cmds[] = {
+	{ "start", cmd_start, "", "start monitoring (totals start from zero)" },
+	{ "stop", cmd_stop, "", "stop monitoring; totals stay readable" },
+	{ "status", cmd_status, "", "monitoring state, interval, capacity" },
+	{ "set interval", cmd_set_interval, "DURATION",
+	  "alert interval, 10ms to 60s (e.g. 250ms, 2s)" },
+	{ "show sites", cmd_show_sites, "[top N]",
+	  "drop sites by count: symbol, reason, total" },
+	{ "show reasons", cmd_show_reasons, "[all]",
+	  "drops by reason; all: every reason this kernel knows" },
+	{ "show stats", cmd_show_stats, "", "drops seen, overflow, alerts sent and lost" },
+	{ "reset", cmd_reset, "", "set all totals and statistics to zero" },
+	{ "watch", cmd_watch, "[rounds N] [timeout DURATION]",
+	  "stream alerts until q, Enter or Ctrl-C" },
+	{ "help", cmd_help, "[COMMAND]", "this list, or one command" },
+	{ "quit", cmd_quit, "", "leave the shell (also: exit, Ctrl-D)" },
+	{ "exit", cmd_quit, "", "leave the shell" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+/* Does the command name start with these words? Returns words matched. */
+static int ds_cmd_match(const char *name, int argc, char **argv)
+{
+	const char *p = name;
+	int i;
+
+	for (i = 0; i < argc && *p; i++) {
+		size_t n = strcspn(p, " ");
+
+		if (strlen(argv[i]) != n || strncmp(p, argv[i], n))
+			return -1;
+		p += n;
+		p += strspn(p, " ");
+	}
+	return *p ? -1 : i;
+}
+
+const struct ds_cmd *ds_cmd_find(int argc, char **argv, int *used)
+{
+	const struct ds_cmd *c;
+	int n;
+
+	for (c = ds_cmds; c->name; c++) {
+		n = ds_cmd_match(c->name, argc, argv);
+		if (n > 0) {
+			if (used)
+				*used = n;
+			return c;
+		}
+	}
+	return NULL;
+}
+
+int ds_cmd_run(struct ds_ctx *ctx, int argc, char **argv)
+{
+	const struct ds_cmd *c;
+	int used;
+
+	if (!argc)
+		return DS_OK;
+	c = ds_cmd_find(argc, argv, &used);
+	if (!c) {
+		fprintf(stderr, "dropscope: unknown command \"%s%s%s\": try help\n",
+			argv[0], argc > 1 ? " " : "", argc > 1 ? argv[1] : "");
+		return DS_EUSAGE;
+	}
+	return c->fn(ctx, c, argc - used, argv + used);
+}
+
+/*
+ * Completion: the words that may come after words[0..n-1] and start with
+ * prefix, one per call; state counts the calls from 0. NULL ends the list.
+ */
+const char *ds_cmd_complete(char **words, int n, const char *prefix,
+			    int state)
+{
+	static char word[32];
+	const struct ds_cmd *c;
+	int seen = 0;
+
+	for (c = ds_cmds; c->name; c++) {
+		const char *p = c->name;
+		const struct ds_cmd *d;
+		bool dup = false;
+		size_t len;
+		int i;
+
+		for (i = 0; i < n && *p; i++) {
+			len = strcspn(p, " ");
+			if (strlen(words[i]) != len || strncmp(p, words[i], len))
+				break;
+			p += len + strspn(p + len, " ");
+		}
+		if (i != n || !*p)
+			continue;
+		len = strcspn(p, " ");
+		if (len >= sizeof(word) || strncmp(p, prefix, strlen(prefix)))
+			continue;
+		/* two-word commands share their first word: offer it once */
+		for (d = ds_cmds; d != c && !dup; d++)
+			dup = n == 0 && !strncmp(d->name, c->name, len) &&
+			      (d->name[len] == ' ' || !d->name[len]);
+		if (dup)
+			continue;
+		if (seen++ == state) {
+			memcpy(word, p, len);
+			word[len] = '\0';
+			return word;
+		}
+	}
+	return NULL;
+}

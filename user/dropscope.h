@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dropscope CLI: shared declarations.
+ */
+#ifndef DROPSCOPE_CLI_H
+#define DROPSCOPE_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/dropscope.h>
+
+/* Exit statuses, also documented in the man page. */
+enum ds_status {
+	DS_OK = 0,
+	DS_EFAIL = 1,		/* the kernel refused or the command failed */
+	DS_EUSAGE = 2,		/* bad command line */
+	DS_ENOMOD = 3,		/* dropscope.ko is not loaded */
+	DS_EPERM = 4,		/* not permitted (CAP_NET_ADMIN needed) */
+};
+
+/* nl.c: the netlink session */
+struct ds_nl;
+struct nl_msg;
+struct nlattr;
+
+/*
+ * Called for each message from dropscope.ko: tb holds the parsed top-level
+ * attributes (the last of each type), attrs/len all of them, for repeated
+ * ones such as DROPSCOPE_A_SITE in alerts.
+ */
+typedef int (*ds_msg_fn)(struct nlattr **tb, struct nlattr *attrs, int len,
+			 void *arg);
+
+int ds_nl_open(struct ds_nl **nlp);
+void ds_nl_close(struct ds_nl *nl);
+/* Send cmd with the attributes in msg (may be NULL); fn sees each reply. */
+int ds_nl_do(struct ds_nl *nl, uint8_t cmd, struct nl_msg *msg,
+	     ds_msg_fn fn, void *arg);
+int ds_nl_dump(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn, void *arg);
+struct nl_msg *ds_nl_msg(void);
+int ds_nl_join_alerts(struct ds_nl *nl);
+int ds_nl_fd(struct ds_nl *nl);
+/* Did dropscope.ko go away? Seen on a socket that joined the alerts. */
+bool ds_nl_gone(struct ds_nl *nl);
+/* Receive what is pending on a joined socket; fn sees each alert. */
+int ds_nl_recv_alerts(struct ds_nl *nl, ds_msg_fn fn, void *arg);
+/* The last error: its status and a message that says what to do. */
+const char *ds_nl_error(struct ds_nl *nl);
+int ds_nl_status(int err);
+
+/* One site as the kernel reports it. */
+struct ds_site {
+	uint64_t location;
+	uint64_t total;
+	uint64_t delta;
+	uint32_t reason;
+	bool has_delta;
+	char symbol[160];
+	char reason_name[64];
+};
+
+int ds_site_parse(struct nlattr *nest, struct ds_site *site);
+
+/* output.c: one print path for text and JSON */
+struct ds_out {
+	FILE *f;
+	bool json;
+	int depth;		/* JSON nesting */
+	bool first[16];		/* no comma needed yet at this depth */
+};
+
+void ds_json_str(FILE *f, const char *s);
+void ds_out_begin(struct ds_out *o, const char *key, char open);
+void ds_out_end(struct ds_out *o, char close);
+void ds_out_key(struct ds_out *o, const char *key);
+void ds_out_u64(struct ds_out *o, const char *key, uint64_t v);
+void ds_out_str(struct ds_out *o, const char *key, const char *v);
+void ds_out_bool(struct ds_out *o, const char *key, bool v);
+void ds_out_site(struct ds_out *o, const struct ds_site *s);
+
+/* util.c */
+int ds_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
+int ds_parse_duration_ms(const char *s, uint64_t *ms);
+int ds_split(char *line, char **argv, int max);
+int ds_site_cmp_total(const void *a, const void *b);
+
+/* cmd.c: the one command table */
+struct ds_ctx {
+	struct ds_nl *nl;
+	bool json;
+	bool interactive;	/* the readline shell is running */
+	bool quit;
+};
+
+struct ds_cmd {
+	const char *name;	/* one or two words: "show sites" */
+	int (*fn)(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		  char **argv);
+	const char *args;	/* usage of the arguments */
+	const char *help;
+};
+
+extern const struct ds_cmd ds_cmds[];
+const struct ds_cmd *ds_cmd_find(int argc, char **argv, int *used);
+int ds_cmd_run(struct ds_ctx *ctx, int argc, char **argv);
+/* Completion: the state-th word that may follow words[0..n-1]. */
+const char *ds_cmd_complete(char **words, int n, const char *prefix,
+			    int state);
+int ds_ctx_nl(struct ds_ctx *ctx);
+
+/* watch.c */
+int ds_watch(struct ds_ctx *ctx, uint64_t rounds, uint64_t timeout_ms);
+
+#endif /* DROPSCOPE_CLI_H */

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The netlink session with dropscope.ko: requests with extended acks,
+ * dumps, and the alert group.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+
+#include "dropscope.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+struct ds_nl {
+	struct nl_sock *sk;
+	int family;
+	int err;		/* last error, a negative errno */
+	char msg[256];		/* what to tell the user about it */
+	bool done;
+	ds_msg_fn fn;
+	void *arg;
+	int fn_err;
+	bool gone;		/* the controller announced our removal */
+};
+
+static const struct nla_policy ds_site_policy[DROPSCOPE_SITE_A_MAX + 1] = {
+	[DROPSCOPE_SITE_A_LOCATION] = { .type = NLA_U64 },
+	[DROPSCOPE_SITE_A_SYMBOL] = { .type = NLA_STRING },
+	[DROPSCOPE_SITE_A_REASON] = { .type = NLA_U32 },
+	[DROPSCOPE_SITE_A_REASON_NAME] = { .type = NLA_STRING },
+	[DROPSCOPE_SITE_A_TOTAL] = { .type = NLA_U64 },
+	[DROPSCOPE_SITE_A_DELTA] = { .type = NLA_U64 },
+};
+
+int ds_site_parse(struct nlattr *nest, struct ds_site *s)
+{
+	struct nlattr *tb[DROPSCOPE_SITE_A_MAX + 1];
+
+	memset(s, 0, sizeof(*s));
+	if (nla_parse_nested(tb, DROPSCOPE_SITE_A_MAX, nest,
+			     (struct nla_policy *)ds_site_policy) < 0 ||
+	    !tb[DROPSCOPE_SITE_A_LOCATION] || !tb[DROPSCOPE_SITE_A_TOTAL])
+		return -EINVAL;
+	s->location = nla_get_u64(tb[DROPSCOPE_SITE_A_LOCATION]);
+	s->total = nla_get_u64(tb[DROPSCOPE_SITE_A_TOTAL]);
+	if (tb[DROPSCOPE_SITE_A_REASON])
+		s->reason = nla_get_u32(tb[DROPSCOPE_SITE_A_REASON]);
+	if (tb[DROPSCOPE_SITE_A_DELTA]) {
+		s->delta = nla_get_u64(tb[DROPSCOPE_SITE_A_DELTA]);
+		s->has_delta = true;
+	}
+	if (tb[DROPSCOPE_SITE_A_SYMBOL])
+		nla_strlcpy(s->symbol, tb[DROPSCOPE_SITE_A_SYMBOL],
+			    sizeof(s->symbol));
+	else
+		snprintf(s->symbol, sizeof(s->symbol), "0x%llx",
+			 (unsigned long long)s->location);
+	if (tb[DROPSCOPE_SITE_A_REASON_NAME])
+		nla_strlcpy(s->reason_name, tb[DROPSCOPE_SITE_A_REASON_NAME],
+			    sizeof(s->reason_name));
+	else
+		snprintf(s->reason_name, sizeof(s->reason_name), "%u",
+			 s->reason);
+	return 0;
+}
+
+static void ds_nl_set_error(struct ds_nl *nl, int err, const char *ext)
+{
+	nl->err = err;
+	switch (err) {
+	case -EPERM:
+		snprintf(nl->msg, sizeof(nl->msg),
+			 "not permitted: dropscope needs CAP_NET_ADMIN (run it with sudo)");
+		break;
+	case -ENOENT:
+		snprintf(nl->msg, sizeof(nl->msg),
+			 "dropscope.ko is not loaded: sudo insmod kmod/dropscope.ko");
+		break;
+	default:
+		snprintf(nl->msg, sizeof(nl->msg), "%s%s%s",
+			 ext && *ext ? ext : strerror(-err),
+			 ext && *ext ? " (" : "",
+			 ext && *ext ? strerror(-err) : "");
+		if (ext && *ext)
+			strncat(nl->msg, ")", sizeof(nl->msg) - strlen(nl->msg) - 1);
+	}
+}
+
+const char *ds_nl_error(struct ds_nl *nl)
+{
+	return nl->msg;
+}
+
+int ds_nl_status(int err)
+{
+	switch (err) {
+	case 0:
+		return DS_OK;
+	case -EPERM:
+	case -EACCES:
+		return DS_EPERM;
+	case -ENOENT:
+		return DS_ENOMOD;
+	default:
+		return DS_EFAIL;
+	}
+}
+
+/* The extended ack: its message string, if the kernel sent one. */
+static const char *ds_extack_msg(struct nlmsgerr *e)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t off = sizeof(*e);
+	int len;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NULL;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - (int)off;
+	if (len <= 0 ||
+	    nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + off),
+		      len, NULL) < 0 || !tb[NLMSGERR_ATTR_MSG])
+		return NULL;
+	return nla_get_string(tb[NLMSGERR_ATTR_MSG]);
+}
+
+static int ds_cb_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct ds_nl *nl = arg;
+
+	(void)nla;
+	ds_nl_set_error(nl, e->error, ds_extack_msg(e));
+	nl->done = true;
+	return NL_STOP;
+}
+
+static int ds_cb_done(struct nl_msg *msg, void *arg)
+{
+	struct ds_nl *nl = arg;
+
+	(void)msg;
+	nl->done = true;
+	return NL_STOP;
+}
+
+/* A message of the controller: is it the removal of our family? */
+static void ds_ctrl_msg(struct ds_nl *nl, struct nlmsghdr *nlh)
+{
+	struct genlmsghdr *gnlh = nlmsg_data(nlh);
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+
+	if (gnlh->cmd != CTRL_CMD_DELFAMILY ||
+	    genlmsg_parse(nlh, 0, tb, CTRL_ATTR_MAX, NULL) < 0 ||
+	    !tb[CTRL_ATTR_FAMILY_NAME])
+		return;
+	if (!strcmp(nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]),
+		    DROPSCOPE_GENL_NAME))
+		nl->gone = true;
+}
+
+static int ds_cb_valid(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[DROPSCOPE_A_MAX + 1];
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct ds_nl *nl = arg;
+	int err;
+
+	if (nlh->nlmsg_type == GENL_ID_CTRL) {
+		ds_ctrl_msg(nl, nlh);
+		return NL_OK;
+	}
+	if (!nl->fn || nlh->nlmsg_type != nl->family)
+		return NL_OK;
+	err = genlmsg_parse(nlh, 0, tb, DROPSCOPE_A_MAX, NULL);
+	if (!err)
+		err = nl->fn(tb, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			     genlmsg_attrlen(nlmsg_data(nlh), 0), nl->arg);
+	if (err) {
+		nl->fn_err = err;
+		return NL_STOP;
+	}
+	return NL_OK;
+}
+
+int ds_nl_open(struct ds_nl **nlp)
+{
+	struct ds_nl *nl;
+	int one = 1, err;
+
+	nl = calloc(1, sizeof(*nl));
+	if (!nl)
+		return -ENOMEM;
+	*nlp = nl;
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk) {
+		ds_nl_set_error(nl, -ENOMEM, NULL);
+		return -ENOMEM;
+	}
+	err = genl_connect(nl->sk);
+	if (err < 0) {
+		ds_nl_set_error(nl, -EPROTONOSUPPORT, "cannot open a generic netlink socket");
+		return nl->err;
+	}
+	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_EXT_ACK,
+		   &one, sizeof(one));
+	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_CAP_ACK,
+		   &one, sizeof(one));
+	nl->family = genl_ctrl_resolve(nl->sk, DROPSCOPE_GENL_NAME);
+	if (nl->family < 0) {
+		ds_nl_set_error(nl, -ENOENT, NULL);
+		return nl->err;
+	}
+	nl_socket_modify_cb(nl->sk, NL_CB_VALID, NL_CB_CUSTOM, ds_cb_valid, nl);
+	nl_socket_modify_cb(nl->sk, NL_CB_ACK, NL_CB_CUSTOM, ds_cb_done, nl);
+	nl_socket_modify_cb(nl->sk, NL_CB_FINISH, NL_CB_CUSTOM, ds_cb_done, nl);
+	nl_socket_modify_err_cb(nl->sk, NL_CB_CUSTOM, ds_cb_error, nl);
+	return 0;
+}
+
+void ds_nl_close(struct ds_nl *nl)
+{
+	if (!nl)
+		return;
+	nl_socket_free(nl->sk);
+	free(nl);
+}
+
+int ds_nl_fd(struct ds_nl *nl)
+{
+	return nl_socket_get_fd(nl->sk);
+}
+
+struct nl_msg *ds_nl_msg(void)
+{
+	return nlmsg_alloc();
+}
+
+static int ds_nl_xfer(struct ds_nl *nl, uint8_t cmd, int flags,
+		      struct nl_msg *msg, ds_msg_fn fn, void *arg)
+{
+	int err;
+
+	if (!msg)
+		msg = nlmsg_alloc();
+	if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family,
+				 0, flags, cmd, DROPSCOPE_GENL_VERSION)) {
+		nlmsg_free(msg);
+		ds_nl_set_error(nl, -ENOMEM, NULL);
+		return nl->err;
+	}
+	nl->err = 0;
+	nl->fn_err = 0;
+	nl->done = false;
+	nl->fn = fn;
+	nl->arg = arg;
+	err = nl_send_auto(nl->sk, msg);
+	nlmsg_free(msg);
+	if (err < 0) {
+		ds_nl_set_error(nl, -EIO, nl_geterror(err));
+		return nl->err;
+	}
+	while (!nl->done && !nl->fn_err) {
+		err = nl_recvmsgs_default(nl->sk);
+		if (err < 0 && !nl->err) {
+			ds_nl_set_error(nl, -EIO, nl_geterror(err));
+			break;
+		}
+	}
+	if (nl->fn_err && !nl->err)
+		ds_nl_set_error(nl, nl->fn_err < 0 ? nl->fn_err : -EINVAL,
+				"malformed reply from dropscope.ko");
+	return nl->err;
+}
+
+int ds_nl_do(struct ds_nl *nl, uint8_t cmd, struct nl_msg *msg,
+	     ds_msg_fn fn, void *arg)
+{
+	return ds_nl_xfer(nl, cmd, NLM_F_ACK, msg, fn, arg);
+}
+
+int ds_nl_dump(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn, void *arg)
+{
+	return ds_nl_xfer(nl, cmd, NLM_F_DUMP, NULL, fn, arg);
+}
+
+bool ds_nl_gone(struct ds_nl *nl)
+{
+	return nl->gone;
+}
+
+int ds_nl_join_alerts(struct ds_nl *nl)
+{
+	int grp, err;
+
+	grp = genl_ctrl_resolve_grp(nl->sk, DROPSCOPE_GENL_NAME,
+				    DROPSCOPE_MCGRP_ALERTS);
+	if (grp < 0) {
+		ds_nl_set_error(nl, -ENOENT, NULL);
+		return nl->err;
+	}
+	err = nl_socket_add_membership(nl->sk, grp);
+	if (err < 0) {
+		ds_nl_set_error(nl, err == -NLE_PERM ? -EPERM : -EIO,
+				nl_geterror(err));
+		return nl->err;
+	}
+	/* to learn when dropscope.ko goes away */
+	grp = genl_ctrl_resolve_grp(nl->sk, "nlctrl", "notify");
+	if (grp >= 0)
+		nl_socket_add_membership(nl->sk, grp);
+	/* alerts are not answers to our requests */
+	nl_socket_disable_seq_check(nl->sk);
+	nl_socket_set_buffer_size(nl->sk, 4 << 20, 0);
+	nl_socket_set_nonblocking(nl->sk);
+	return 0;
+}
+
+/*
+ * Returns 0 when everything pending was read, -ENOBUFS when the kernel
+ * dropped alerts because our buffer was full (we keep reading after it).
+ */
+int ds_nl_recv_alerts(struct ds_nl *nl, ds_msg_fn fn, void *arg)
+{
+	int err;
+
+	nl->fn = fn;
+	nl->arg = arg;
+	nl->fn_err = 0;
+	for (;;) {
+		err = nl_recvmsgs_default(nl->sk);
+		if (nl->fn_err)
+			return nl->fn_err;
+		if (err >= 0)
+			continue;
+		if (err == -NLE_AGAIN)
+			return 0;
+		if (err == -NLE_NOMEM)
+			return -ENOBUFS;
+		ds_nl_set_error(nl, -EIO, nl_geterror(err));
+		return nl->err;
+	}
+}

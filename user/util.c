@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Parsing helpers of the CLI.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dropscope.h"
+
+/* A decimal number in [min, max], nothing else on the line. */
+int ds_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	unsigned long long n;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	if (n < min || n > max)
+		return -ERANGE;
+	*v = n;
+	return 0;
+}
+
+/*
+ * A duration: "250ms", "2s", "1.5s", "1m"; a bare number is milliseconds.
+ * Fractions below a millisecond are refused rather than rounded.
+ */
+int ds_parse_duration_ms(const char *s, uint64_t *ms)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ms;
+	} units[] = { { "", 1 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 } };
+	unsigned long long whole, frac = 0, scale = 1;
+	const char *p = s;
+	char *end;
+	size_t i;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	whole = strtoull(p, &end, 10);
+	if (errno)
+		return -ERANGE;
+	p = end;
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		while (isdigit((unsigned char)*p)) {
+			if (scale >= 1000000000ULL)
+				return -EINVAL;
+			frac = frac * 10 + (unsigned long long)(*p++ - '0');
+			scale *= 10;
+		}
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(p, units[i].unit))
+			continue;
+		if (whole > UINT64_MAX / units[i].ms / 2)
+			return -ERANGE;
+		if ((frac * units[i].ms) % scale)
+			return -EINVAL;
+		*ms = whole * units[i].ms + frac * units[i].ms / scale;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * Split a line into words in place. Double or single quotes group words;
+ * '#' outside quotes starts a comment. Returns the word count, or -E2BIG
+ * beyond max, -EINVAL for an unterminated quote.
+ */
+int ds_split(char *line, char **argv, int max)
+{
+	char *r = line, *w = line;
+	int argc = 0;
+
+	for (;;) {
+		char quote = 0;
+
+		while (isspace((unsigned char)*r))
+			r++;
+		if (!*r || *r == '#')
+			return argc;
+		if (argc == max)
+			return -E2BIG;
+		argv[argc++] = w;
+		for (; *r && (quote || !isspace((unsigned char)*r)); r++) {
+			if (quote && *r == quote)
+				quote = 0;
+			else if (!quote && (*r == '"' || *r == '\''))
+				quote = *r;
+			else
+				*w++ = *r;
+		}
+		if (quote)
+			return -EINVAL;
+		if (*r)
+			r++;
+		*w++ = '\0';
+	}
+}
+
+/* qsort: highest total first, then by symbol for a stable listing. */
+int ds_site_cmp_total(const void *a, const void *b)
+{
+	const struct ds_site *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return strcmp(x->symbol, y->symbol);
+}
