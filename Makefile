@@ -24,7 +24,7 @@ CLI_SRC := user/main.c user/cmd.c user/nl.c user/output.c user/util.c \
 CLI_LIB := $(filter-out user/main.c,$(CLI_SRC))
 CLI_HDR := $(wildcard user/*.h) include/uapi/linux/dropscope.h
 
-.PHONY: all module user clean check lab bench deps kernels
+.PHONY: all module user clean check lab bench deps kernels unit testbins
 
 all: module user
 
@@ -45,13 +45,32 @@ module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KBUILD_OUT) $(KFLAGS) modules
 	cp $(KBUILD_OUT)/kmod/dropscope.ko kmod/dropscope.ko
 
-# every installed lab kernel (6.1 and 6.12), W=1 and sparse
+# Both lab kernels with W=1 and sparse; any warning fails the build.
 kernels:
-	@for k in $$(scripts/kernels); do \
+	@mkdir -p build
+	@set -e; for k in $$(scripts/kernels); do \
 		$(MAKE) --no-print-directory module KVER=$$k KFLAGS="W=1 C=2" \
-			2>&1 | tee build/kmod-$$k.log; \
-		test $${PIPESTATUS[0]:-0} -eq 0 || exit 1; \
+			> build/kmod-$$k.log 2>&1 || { cat build/kmod-$$k.log; exit 1; }; \
+		if grep -E "warning:|error:" build/kmod-$$k.log; then \
+			echo "module: warnings with $$k" >&2; exit 1; fi; \
+		echo "module: $$k built clean with W=1 and sparse"; \
 	done
+
+tests/unit/test_cli: tests/unit/test_cli.c $(CLI_LIB) $(CLI_HDR)
+	$(CC) $(CFLAGS) -o $@ tests/unit/test_cli.c $(CLI_LIB) $(LDLIBS_NL) -lcmocka
+
+unit: tests/unit/test_cli
+	tests/unit/test_cli
+
+tests/lab/bin/dropgen: tests/lab/dropgen.c
+	@mkdir -p tests/lab/bin
+	$(CC) $(CFLAGS) -o $@ $<
+
+tests/lab/bin/nlpoke: tests/lab/nlpoke.c user/nl.c $(CLI_HDR)
+	@mkdir -p tests/lab/bin
+	$(CC) $(CFLAGS) -D_GNU_SOURCE -o $@ tests/lab/nlpoke.c user/nl.c $(LDLIBS_NL)
+
+testbins: tests/lab/bin/dropgen tests/lab/bin/nlpoke
 
 deps:
 	scripts/deps

@@ -31,11 +31,10 @@ static struct sk_buff *ds_alert_new(u64 round, u64 overflow)
 	return skb;
 }
 
+/* An alert skb holds one message, starting at skb->data. */
 static void ds_alert_send(struct sk_buff *skb)
 {
-	struct nlmsghdr *nlh = nlmsg_hdr(skb);
-
-	genlmsg_end(skb, nlmsg_data(nlh));
+	nlmsg_end(skb, nlmsg_hdr(skb));
 	ds.alerts_sent++;
 	if (ds_nl_alert_multicast(skb) == -ENOBUFS)
 		ds.alerts_lost++;

@@ -14,10 +14,18 @@
 
 static struct genl_family ds_family;
 
+/*
+ * NLA_POLICY_RANGE() holds s16 bounds only: 60000 needs the full range.
+ * Not const: 6.1 declares the policy pointer without it.
+ */
+static struct netlink_range_validation ds_interval_range = {
+	.min = DROPSCOPE_INTERVAL_MIN_MS,
+	.max = DROPSCOPE_INTERVAL_MAX_MS,
+};
+
 static const struct nla_policy ds_config_policy[DROPSCOPE_A_MAX + 1] = {
 	[DROPSCOPE_A_INTERVAL_MS] =
-		NLA_POLICY_RANGE(NLA_U32, DROPSCOPE_INTERVAL_MIN_MS,
-				 DROPSCOPE_INTERVAL_MAX_MS),
+		NLA_POLICY_FULL_RANGE(NLA_U32, &ds_interval_range),
 };
 
 /* Put one site nest; delta only in alerts. */
@@ -330,7 +338,8 @@ static struct genl_family ds_family __ro_after_init = {
 	.n_ops = ARRAY_SIZE(ds_ops),
 	.mcgrps = ds_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(ds_mcgrps),
-	.resv_start_op = __DROPSCOPE_CMD_MAX,
+	/* every op is strict: no unknown attributes, no reserved bits */
+	.resv_start_op = DROPSCOPE_CMD_START,
 	.pre_doit = ds_pre_doit,
 	.post_doit = ds_post_doit,
 };

@@ -51,7 +51,7 @@ static int ds_simple(struct ds_ctx *ctx, uint8_t cmd, const char *done)
 	err = ds_ctx_nl(ctx);
 	if (err)
 		return err;
-	err = ds_nl_do(ctx->nl, cmd, NULL, NULL, NULL);
+	err = ds_nl_do(ctx->nl, cmd, NULL, NULL);
 	if (err)
 		return ds_fail(ctx, err);
 	if (!ctx->json && ctx->interactive)
@@ -121,8 +121,7 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 	err = ds_ctx_nl(ctx);
 	if (err)
 		return err;
-	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_CONFIG_GET, NULL, ds_config_cb,
-		       &c);
+	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_CONFIG_GET, ds_config_cb, &c);
 	if (err)
 		return ds_fail(ctx, err);
 	if (ctx->json) {
@@ -156,12 +155,12 @@ static int cmd_set_interval(struct ds_ctx *ctx, const struct ds_cmd *self,
 	err = ds_ctx_nl(ctx);
 	if (err)
 		return err;
-	msg = ds_nl_msg();
-	if (!msg || nla_put_u32(msg, DROPSCOPE_A_INTERVAL_MS, (uint32_t)ms)) {
+	msg = ds_nl_msg(ctx->nl, DROPSCOPE_CMD_CONFIG_SET, false);
+	if (msg && nla_put_u32(msg, DROPSCOPE_A_INTERVAL_MS, (uint32_t)ms)) {
 		nlmsg_free(msg);
-		return DS_EFAIL;
+		msg = NULL;
 	}
-	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_CONFIG_SET, msg, NULL, NULL);
+	err = ds_nl_send(ctx->nl, msg, NULL, NULL);
 	if (err)
 		return ds_fail(ctx, err);
 	if (!ctx->json && ctx->interactive)
@@ -406,7 +405,7 @@ static int cmd_show_stats(struct ds_ctx *ctx, const struct ds_cmd *self,
 	err = ds_ctx_nl(ctx);
 	if (err)
 		return err;
-	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_STATS_GET, NULL, ds_stats_cb, v);
+	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_STATS_GET, ds_stats_cb, v);
 	if (err)
 		return ds_fail(ctx, err);
 	if (ctx->json)

@@ -35,11 +35,12 @@ typedef int (*ds_msg_fn)(struct nlattr **tb, struct nlattr *attrs, int len,
 
 int ds_nl_open(struct ds_nl **nlp);
 void ds_nl_close(struct ds_nl *nl);
-/* Send cmd with the attributes in msg (may be NULL); fn sees each reply. */
-int ds_nl_do(struct ds_nl *nl, uint8_t cmd, struct nl_msg *msg,
-	     ds_msg_fn fn, void *arg);
+/* A request: build it, add attributes, send it; fn sees each reply. */
+struct nl_msg *ds_nl_msg(struct ds_nl *nl, uint8_t cmd, bool dump);
+int ds_nl_send(struct ds_nl *nl, struct nl_msg *msg, ds_msg_fn fn, void *arg);
+/* The same for a request without attributes. */
+int ds_nl_do(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn, void *arg);
 int ds_nl_dump(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn, void *arg);
-struct nl_msg *ds_nl_msg(void);
 int ds_nl_join_alerts(struct ds_nl *nl);
 int ds_nl_fd(struct ds_nl *nl);
 /* Did dropscope.ko go away? Seen on a socket that joined the alerts. */

@@ -240,21 +240,25 @@ int ds_nl_fd(struct ds_nl *nl)
 	return nl_socket_get_fd(nl->sk);
 }
 
-struct nl_msg *ds_nl_msg(void)
+/* A request for cmd: the caller may add attributes, then ds_nl_send(). */
+struct nl_msg *ds_nl_msg(struct ds_nl *nl, uint8_t cmd, bool dump)
 {
-	return nlmsg_alloc();
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
+				dump ? NLM_F_DUMP : NLM_F_ACK, cmd,
+				DROPSCOPE_GENL_VERSION)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return msg;
 }
 
-static int ds_nl_xfer(struct ds_nl *nl, uint8_t cmd, int flags,
-		      struct nl_msg *msg, ds_msg_fn fn, void *arg)
+int ds_nl_send(struct ds_nl *nl, struct nl_msg *msg, ds_msg_fn fn, void *arg)
 {
 	int err;
 
-	if (!msg)
-		msg = nlmsg_alloc();
-	if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family,
-				 0, flags, cmd, DROPSCOPE_GENL_VERSION)) {
-		nlmsg_free(msg);
+	if (!msg) {
 		ds_nl_set_error(nl, -ENOMEM, NULL);
 		return nl->err;
 	}
@@ -282,15 +286,14 @@ static int ds_nl_xfer(struct ds_nl *nl, uint8_t cmd, int flags,
 	return nl->err;
 }
 
-int ds_nl_do(struct ds_nl *nl, uint8_t cmd, struct nl_msg *msg,
-	     ds_msg_fn fn, void *arg)
+int ds_nl_do(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn, void *arg)
 {
-	return ds_nl_xfer(nl, cmd, NLM_F_ACK, msg, fn, arg);
+	return ds_nl_send(nl, ds_nl_msg(nl, cmd, false), fn, arg);
 }
 
 int ds_nl_dump(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn, void *arg)
 {
-	return ds_nl_xfer(nl, cmd, NLM_F_DUMP, NULL, fn, arg);
+	return ds_nl_send(nl, ds_nl_msg(nl, cmd, true), fn, arg);
 }
 
 bool ds_nl_gone(struct ds_nl *nl)

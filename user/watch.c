@@ -136,8 +136,9 @@ int ds_watch(struct ds_ctx *ctx, uint64_t rounds, uint64_t timeout_ms)
 		raw.c_cc[VMIN] = 1;
 		raw.c_cc[VTIME] = 0;
 		tcsetattr(STDIN_FILENO, TCSANOW, &raw);
-		fprintf(stderr, "watching drop alerts: q, Enter or Ctrl-C to stop\n");
 	}
+	fprintf(stderr, "watching drop alerts: %s\n",
+		tty ? "q, Enter or Ctrl-C to stop" : "Ctrl-C to stop");
 	ds_interrupted = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);

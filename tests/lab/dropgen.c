@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dropgen: make the kernel drop packets on loopback, a known number of
+ * times, and say how long it took (in guest nanoseconds: under QEMU
+ * -icount shift=0 that is the number of instructions executed).
+ *
+ *   dropgen [-c CPU] [-P PROCS] [-d MS] udp|tcp COUNT PORT
+ *
+ * udp: COUNT datagrams to 127.0.0.1:PORT from an unconnected socket; with
+ *      PORT closed each is dropped with NO_SOCKET.
+ * tcp: COUNT connects to 127.0.0.1:PORT; with PORT closed each SYN is
+ *      dropped with NO_SOCKET and refused.
+ * -c CPU: pin to that CPU.  -P PROCS: that many processes, process i on
+ * CPU i, each sending COUNT.  -d MS: keep sending for MS milliseconds
+ * instead (COUNT is then a cap); prints what was sent.
+ * Prints "sent N ns T" on standard output.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("dropgen: sched_setaffinity");
+		return -1;
+	}
+	return 0;
+}
+
+static int run(int tcp, unsigned long count, int port, unsigned long ms)
+{
+	struct sockaddr_in to = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	unsigned long long t0 = now_ns(), stop = t0 + ms * 1000000ULL;
+	unsigned long i;
+	char byte = 'x';
+	int fd = -1;
+
+	if (!tcp) {
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		if (fd < 0) {
+			perror("dropgen: socket");
+			return 1;
+		}
+	}
+	for (i = 0; i < count; i++) {
+		if (ms && now_ns() >= stop)
+			break;
+		if (tcp) {
+			fd = socket(AF_INET, SOCK_STREAM, 0);
+			if (fd < 0) {
+				perror("dropgen: socket");
+				return 1;
+			}
+			if (!connect(fd, (struct sockaddr *)&to, sizeof(to)) ||
+			    errno != ECONNREFUSED) {
+				fprintf(stderr, "dropgen: port %d is not closed\n",
+					port);
+				return 1;
+			}
+			close(fd);
+		} else if (sendto(fd, &byte, 1, 0, (struct sockaddr *)&to,
+				  sizeof(to)) != 1) {
+			perror("dropgen: sendto");
+			return 1;
+		}
+	}
+	printf("sent %lu ns %llu\n", i, now_ns() - t0);
+	fflush(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long count, ms = 0;
+	int opt, cpu = -1, procs = 0, port, tcp, i, status, rc = 0;
+
+	while ((opt = getopt(argc, argv, "c:P:d:")) != -1) {
+		switch (opt) {
+		case 'c':
+			cpu = atoi(optarg);
+			break;
+		case 'P':
+			procs = atoi(optarg);
+			break;
+		case 'd':
+			ms = strtoul(optarg, NULL, 10);
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (argc - optind != 3 ||
+	    (strcmp(argv[optind], "udp") && strcmp(argv[optind], "tcp"))) {
+		fprintf(stderr, "usage: dropgen [-c CPU] [-P PROCS] [-d MS] udp|tcp COUNT PORT\n");
+		return 2;
+	}
+	tcp = !strcmp(argv[optind], "tcp");
+	count = strtoul(argv[optind + 1], NULL, 10);
+	port = atoi(argv[optind + 2]);
+	if (cpu >= 0 && pin(cpu))
+		return 1;
+	if (!procs)
+		return run(tcp, count, port, ms);
+	for (i = 0; i < procs; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("dropgen: fork");
+			return 1;
+		}
+		if (!pid)
+			return pin(i) ? 1 : run(tcp, count, port, ms);
+	}
+	while (wait(&status) > 0)
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			rc = 1;
+	return rc;
+}

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nlpoke: send dropscope.ko a raw request, bypassing the CLI's own checks,
+ * and print what the kernel answered.
+ *
+ *   nlpoke CMD [TYPE:ATTR=VALUE ...]   TYPE is u8, u32, u64 or str
+ *   nlpoke dCMD ...                    the same as a dump request
+ *   nlpoke join                        join the alert group
+ *
+ * Prints "ok", or "error ERRNO_NAME: MESSAGE" with the extended ack, and
+ * exits 0 or 1.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include "dropscope.h"
+
+static int put(struct nl_msg *msg, const char *spec)
+{
+	char type[8];
+	unsigned int attr;
+	int off = 0;
+
+	if (sscanf(spec, "%7[a-z0-9]:%u=%n", type, &attr, &off) != 2 || !off)
+		return -1;
+	spec += off;
+	if (!strcmp(type, "u8"))
+		return nla_put_u8(msg, attr, (uint8_t)strtoul(spec, NULL, 0));
+	if (!strcmp(type, "u32"))
+		return nla_put_u32(msg, attr, (uint32_t)strtoul(spec, NULL, 0));
+	if (!strcmp(type, "u64"))
+		return nla_put_u64(msg, attr, strtoull(spec, NULL, 0));
+	if (!strcmp(type, "str"))
+		return nla_put_string(msg, attr, spec);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct ds_nl *nl = NULL;
+	struct nl_msg *msg;
+	int i, err;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: nlpoke CMD|join [TYPE:ATTR=VALUE ...]\n");
+		return 2;
+	}
+	err = ds_nl_open(&nl);
+	if (!err && !strcmp(argv[1], "join")) {
+		err = ds_nl_join_alerts(nl);
+	} else if (!err) {
+		bool dump = argv[1][0] == 'd';
+
+		msg = ds_nl_msg(nl, (uint8_t)atoi(argv[1] + dump), dump);
+		for (i = 2; i < argc; i++) {
+			if (!msg || put(msg, argv[i])) {
+				fprintf(stderr, "nlpoke: bad attribute %s\n",
+					argv[i]);
+				return 2;
+			}
+		}
+		err = ds_nl_send(nl, msg, NULL, NULL);
+	}
+	if (err)
+		printf("error %s: %s\n", strerrorname_np(-err), ds_nl_error(nl));
+	else
+		printf("ok\n");
+	ds_nl_close(nl);
+	return err ? 1 : 0;
+}
