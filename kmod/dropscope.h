@@ -32,6 +32,7 @@ struct ds_site {
  */
 struct ds_state {
 	bool running;
+	bool exiting;		/* the module is being unloaded */
 	u32 interval_ms;
 	u32 generation;		/* bumped whenever sites are freed */
 
@@ -93,6 +94,7 @@ bool ds_nl_has_listeners(void);
 /* monitor.c: start, stop, reset and the interval worker */
 void ds_monitor_init(void);
 void ds_monitor_exit(void);
+void ds_monitor_free(void);
 int ds_start(void);
 void ds_stop(void);
 void ds_reset(void);

@@ -43,8 +43,9 @@ err_table:
 
 static void __exit ds_exit(void)
 {
-	ds_nl_exit();
 	ds_monitor_exit();
+	ds_nl_exit();
+	ds_monitor_free();
 	ds_table_exit();
 }
 

@@ -34,6 +34,8 @@ int ds_start(void)
 	int err;
 
 	lockdep_assert_held(&ds_lock);
+	if (ds.exiting)
+		return -ENODEV;
 	ds_clear();
 	err = ds_probe_attach();
 	if (err)
@@ -82,14 +84,24 @@ void ds_monitor_init(void)
 	INIT_DELAYED_WORK(&ds.work, ds_work_fn);
 }
 
-/* After the family is gone: nobody can start monitoring again. */
+/*
+ * Module exit, first step, while the family still exists: detach and stop
+ * the worker for good, so that no alert goes out once the family (and its
+ * multicast group id) is gone. A START racing with the unload is refused.
+ */
 void ds_monitor_exit(void)
 {
 	mutex_lock(&ds_lock);
+	ds.exiting = true;
 	ds_probe_detach();
 	ds.running = false;
 	mutex_unlock(&ds_lock);
 	cancel_delayed_work_sync(&ds.work);
+}
+
+/* Module exit, last step: no command can run any more. */
+void ds_monitor_free(void)
+{
 	mutex_lock(&ds_lock);
 	ds_sites_free();
 	mutex_unlock(&ds_lock);

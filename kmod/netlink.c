@@ -97,7 +97,9 @@ static int ds_cmd_start(struct sk_buff *skb, struct genl_info *info)
 		return -EALREADY;
 	}
 	err = ds_start();
-	if (err)
+	if (err == -ENODEV)
+		NL_SET_ERR_MSG_MOD(info->extack, "dropscope is being unloaded");
+	else if (err)
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "cannot attach to skb:kfree_skb");
 	return err;
