@@ -19,12 +19,41 @@
 struct ds_site {
 	unsigned long loc;
 	u32 reason;
-	u64 total;		/* drops since start or reset */
+	u32 ifindex;		/* packet fields: 0 unless ds_packet_fields */
+	u32 netns;
+	u16 l3;
+	u8 l4;
+	bool masked;		/* the verdict of the rules of rules_gen */
+	u32 rules_gen;
+	int rule;		/* index of the deciding rule, or -1 */
+	u64 total;		/* drops shown since start or reset */
+	u64 masked_total;	/* drops hidden by rules */
 	u64 alerted;		/* total when the last alert round went out */
 	struct list_head dirty;	/* on ds_state.dirty while total != alerted */
+	struct hlist_node hnode;	/* in the key hash of sites.c */
 	char *symbol;		/* "sym+0x1c/0x80 [mod]", rendered once */
 	char *reason_name;	/* the running kernel's name, or NULL */
 };
+
+/* A mask rule; a field is matched only if its bit is in match. */
+struct ds_rule {
+	u32 id;
+	u8 mode;		/* enum dropscope_rule_mode */
+	u32 match;		/* DS_M_* */
+	unsigned long start, end;
+	u32 reason, ifindex, netns;
+	u16 l3;
+	u8 l4;
+	u64 hits;
+};
+
+#define DS_M_LOC	BIT(0)
+#define DS_M_REASON	BIT(1)
+#define DS_M_IFINDEX	BIT(2)
+#define DS_M_NETNS	BIT(3)
+#define DS_M_L3		BIT(4)
+#define DS_M_L4		BIT(5)
+#define DS_M_PACKET	(DS_M_IFINDEX | DS_M_NETNS | DS_M_L3 | DS_M_L4)
 
 /*
  * Global state. ds_lock serialises netlink commands (taken in pre_doit),
@@ -44,6 +73,21 @@ struct ds_state {
 	u64 overflow;		/* drops that did not fit a per-CPU table */
 	u64 overflow_alerted;	/* overflow at the last alert round */
 	u64 alloc_fails;	/* drops folded while no site could be allocated */
+	u64 shown;		/* drops not masked */
+	u64 masked;		/* drops masked: by a MASK rule or no ONLY rule */
+
+	/* mask rules, see rules.c */
+	struct ds_rule *rules;	/* DROPSCOPE_MAX_RULES, nrules in use */
+	u32 nrules, nonly;
+	u32 rules_gen;		/* bumped on every change */
+	u32 next_rule_id;
+
+	/* alert control */
+	u32 threshold, top, ratelimit;
+	u64 top_suppressed;
+	u64 ratelimited;
+	unsigned long rl_window;	/* jiffies the ratelimit second began */
+	u32 rl_sent;
 
 	/* alerts, see alert.c */
 	u64 rounds;
@@ -67,11 +111,20 @@ void ds_table_clear(void);
 
 void ds_fold(void);
 void ds_table_forget_sites(void);
+extern bool ds_packet_fields;
 
 /* sites.c: the folded view */
-struct ds_site *ds_site_get(unsigned long loc, u32 reason);
+struct ds_site *ds_site_get(unsigned long loc, u64 rk, u64 pk);
 void ds_site_add(struct ds_site *site, u64 delta);
 void ds_sites_free(void);
+
+/* rules.c: mask rules */
+struct genl_info;
+void ds_rules_judge(struct ds_site *site);
+int ds_rule_add(struct ds_rule *rule, struct genl_info *info);
+int ds_rule_del(u32 id);
+void ds_rules_clear(void);
+void ds_rules_free(void);
 
 /* reasons.c: the running kernel's drop reason names */
 const char *ds_reason_name(u32 reason, char *buf, size_t len);

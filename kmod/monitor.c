@@ -10,6 +10,8 @@
 
 static void ds_zero_stats(void)
 {
+	u32 i;
+
 	ds.events = 0;
 	ds.overflow = 0;
 	ds.overflow_alerted = 0;
@@ -18,6 +20,12 @@ static void ds_zero_stats(void)
 	ds.alerts_sent = 0;
 	ds.alerts_lost = 0;
 	ds.folds = 0;
+	ds.shown = 0;
+	ds.masked = 0;
+	ds.top_suppressed = 0;
+	ds.ratelimited = 0;
+	for (i = 0; i < ds.nrules; i++)
+		ds.rules[i].hits = 0;
 }
 
 /* Forget everything. With the probe detached, the tables are emptied too. */
@@ -104,5 +112,6 @@ void ds_monitor_free(void)
 {
 	mutex_lock(&ds_lock);
 	ds_sites_free();
+	ds_rules_free();
 	mutex_unlock(&ds_lock);
 }

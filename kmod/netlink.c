@@ -23,9 +23,33 @@ static struct netlink_range_validation ds_interval_range = {
 	.max = DROPSCOPE_INTERVAL_MAX_MS,
 };
 
+static struct netlink_range_validation ds_ratelimit_range = {
+	.max = 1000000,
+};
+
 static const struct nla_policy ds_config_policy[DROPSCOPE_A_MAX + 1] = {
 	[DROPSCOPE_A_INTERVAL_MS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &ds_interval_range),
+	[DROPSCOPE_A_THRESHOLD] = { .type = NLA_U32 },
+	[DROPSCOPE_A_TOP] = { .type = NLA_U32 },
+	[DROPSCOPE_A_RATELIMIT] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &ds_ratelimit_range),
+};
+
+static const struct nla_policy ds_rule_policy[DROPSCOPE_RULE_A_MAX + 1] = {
+	[DROPSCOPE_RULE_A_ID] = { .type = NLA_U32 },
+	[DROPSCOPE_RULE_A_MODE] = NLA_POLICY_MAX(NLA_U8, DROPSCOPE_RULE_ONLY),
+	[DROPSCOPE_RULE_A_LOC_START] = { .type = NLA_U64 },
+	[DROPSCOPE_RULE_A_LOC_END] = { .type = NLA_U64 },
+	[DROPSCOPE_RULE_A_REASON] = { .type = NLA_U32 },
+	[DROPSCOPE_RULE_A_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
+	[DROPSCOPE_RULE_A_NETNS] = NLA_POLICY_MIN(NLA_U32, 1),
+	[DROPSCOPE_RULE_A_L3] = { .type = NLA_U16 },
+	[DROPSCOPE_RULE_A_L4] = { .type = NLA_U8 },
+};
+
+static const struct nla_policy ds_mask_policy[DROPSCOPE_A_MAX + 1] = {
+	[DROPSCOPE_A_RULE] = NLA_POLICY_NESTED(ds_rule_policy),
 };
 
 /* Put one site nest; delta only in alerts. */
@@ -48,7 +72,16 @@ int ds_nl_put_site(struct sk_buff *skb, const struct ds_site *site,
 			      DROPSCOPE_SITE_A_PAD) ||
 	    (alert && nla_put_u64_64bit(skb, DROPSCOPE_SITE_A_DELTA,
 					site->total - site->alerted,
-					DROPSCOPE_SITE_A_PAD))) {
+					DROPSCOPE_SITE_A_PAD)) ||
+	    (!alert && nla_put_u64_64bit(skb, DROPSCOPE_SITE_A_MASKED,
+					 site->masked_total,
+					 DROPSCOPE_SITE_A_PAD)) ||
+	    (site->ifindex &&
+	     nla_put_u32(skb, DROPSCOPE_SITE_A_IFINDEX, site->ifindex)) ||
+	    (site->netns &&
+	     nla_put_u32(skb, DROPSCOPE_SITE_A_NETNS, site->netns)) ||
+	    (site->l3 && nla_put_u16(skb, DROPSCOPE_SITE_A_L3, site->l3)) ||
+	    (site->l4 && nla_put_u8(skb, DROPSCOPE_SITE_A_L4, site->l4))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -151,7 +184,11 @@ static int ds_fill_config(struct sk_buff *msg)
 {
 	if (nla_put_u8(msg, DROPSCOPE_A_RUNNING, ds.running) ||
 	    nla_put_u32(msg, DROPSCOPE_A_INTERVAL_MS, ds.interval_ms) ||
-	    nla_put_u32(msg, DROPSCOPE_A_CAPACITY, ds_capacity))
+	    nla_put_u32(msg, DROPSCOPE_A_CAPACITY, ds_capacity) ||
+	    nla_put_u32(msg, DROPSCOPE_A_THRESHOLD, ds.threshold) ||
+	    nla_put_u32(msg, DROPSCOPE_A_TOP, ds.top) ||
+	    nla_put_u32(msg, DROPSCOPE_A_RATELIMIT, ds.ratelimit) ||
+	    nla_put_u32(msg, DROPSCOPE_A_RULES, ds.nrules))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -163,16 +200,26 @@ static int ds_cmd_config_get(struct sk_buff *skb, struct genl_info *info)
 
 static int ds_cmd_config_set(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *interval = info->attrs[DROPSCOPE_A_INTERVAL_MS];
+	struct nlattr **a = info->attrs;
 
-	if (!interval) {
+	if (!a[DROPSCOPE_A_INTERVAL_MS] && !a[DROPSCOPE_A_THRESHOLD] &&
+	    !a[DROPSCOPE_A_TOP] && !a[DROPSCOPE_A_RATELIMIT]) {
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "no configuration attribute given");
 		return -EINVAL;
 	}
-	ds.interval_ms = nla_get_u32(interval);
-	if (ds.running)
-		ds_alert_schedule();
+	/* the policy checked every value: nothing below can fail */
+	if (a[DROPSCOPE_A_THRESHOLD])
+		ds.threshold = nla_get_u32(a[DROPSCOPE_A_THRESHOLD]);
+	if (a[DROPSCOPE_A_TOP])
+		ds.top = nla_get_u32(a[DROPSCOPE_A_TOP]);
+	if (a[DROPSCOPE_A_RATELIMIT])
+		ds.ratelimit = nla_get_u32(a[DROPSCOPE_A_RATELIMIT]);
+	if (a[DROPSCOPE_A_INTERVAL_MS]) {
+		ds.interval_ms = nla_get_u32(a[DROPSCOPE_A_INTERVAL_MS]);
+		if (ds.running)
+			ds_alert_schedule();
+	}
 	return 0;
 }
 
@@ -198,7 +245,15 @@ static int ds_fill_stats(struct sk_buff *msg)
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_FOLDS, ds.folds,
 			      DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_ALLOC_FAILS,
-			      ds.alloc_fails, DROPSCOPE_STATS_A_PAD)) {
+			      ds.alloc_fails, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SHOWN, ds.shown,
+			      DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_MASKED, ds.masked,
+			      DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_TOP_SUPPRESSED,
+			      ds.top_suppressed, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_RATELIMITED,
+			      ds.ratelimited, DROPSCOPE_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -274,6 +329,165 @@ static int ds_dump_reasons(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+static int ds_put_rule(struct sk_buff *skb, const struct ds_rule *r)
+{
+	struct nlattr *nest = nla_nest_start(skb, DROPSCOPE_A_RULE);
+
+	if (!nest ||
+	    nla_put_u32(skb, DROPSCOPE_RULE_A_ID, r->id) ||
+	    nla_put_u8(skb, DROPSCOPE_RULE_A_MODE, r->mode) ||
+	    ((r->match & DS_M_LOC) &&
+	     (nla_put_u64_64bit(skb, DROPSCOPE_RULE_A_LOC_START, r->start,
+				DROPSCOPE_RULE_A_PAD) ||
+	      nla_put_u64_64bit(skb, DROPSCOPE_RULE_A_LOC_END, r->end,
+				DROPSCOPE_RULE_A_PAD))) ||
+	    ((r->match & DS_M_REASON) &&
+	     nla_put_u32(skb, DROPSCOPE_RULE_A_REASON, r->reason)) ||
+	    ((r->match & DS_M_IFINDEX) &&
+	     nla_put_u32(skb, DROPSCOPE_RULE_A_IFINDEX, r->ifindex)) ||
+	    ((r->match & DS_M_NETNS) &&
+	     nla_put_u32(skb, DROPSCOPE_RULE_A_NETNS, r->netns)) ||
+	    ((r->match & DS_M_L3) &&
+	     nla_put_u16(skb, DROPSCOPE_RULE_A_L3, r->l3)) ||
+	    ((r->match & DS_M_L4) &&
+	     nla_put_u8(skb, DROPSCOPE_RULE_A_L4, r->l4)) ||
+	    nla_put_u64_64bit(skb, DROPSCOPE_RULE_A_HITS, r->hits,
+			      DROPSCOPE_RULE_A_PAD)) {
+		if (nest)
+			nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static struct ds_rule ds_new_rule;	/* for ds_fill_new_rule; ds_lock */
+
+static int ds_fill_new_rule(struct sk_buff *msg)
+{
+	return ds_put_rule(msg, &ds_new_rule);
+}
+
+static int ds_cmd_mask_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DROPSCOPE_RULE_A_MAX + 1];
+	struct ds_rule *r = &ds_new_rule;
+	int err;
+
+	if (!info->attrs[DROPSCOPE_A_RULE]) {
+		NL_SET_ERR_MSG_MOD(info->extack, "no rule given");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, DROPSCOPE_RULE_A_MAX,
+			       info->attrs[DROPSCOPE_A_RULE], ds_rule_policy,
+			       info->extack);
+	if (err)
+		return err;
+	if (tb[DROPSCOPE_RULE_A_ID]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DROPSCOPE_RULE_A_ID],
+				    "the kernel gives rule ids");
+		return -EINVAL;
+	}
+	if (!tb[DROPSCOPE_RULE_A_LOC_START] != !tb[DROPSCOPE_RULE_A_LOC_END]) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "site: give both start and end of the range");
+		return -EINVAL;
+	}
+	memset(r, 0, sizeof(*r));
+	if (tb[DROPSCOPE_RULE_A_MODE])
+		r->mode = nla_get_u8(tb[DROPSCOPE_RULE_A_MODE]);
+	if (tb[DROPSCOPE_RULE_A_LOC_START]) {
+		r->match |= DS_M_LOC;
+		r->start = nla_get_u64(tb[DROPSCOPE_RULE_A_LOC_START]);
+		r->end = nla_get_u64(tb[DROPSCOPE_RULE_A_LOC_END]);
+	}
+	if (tb[DROPSCOPE_RULE_A_REASON]) {
+		r->match |= DS_M_REASON;
+		r->reason = nla_get_u32(tb[DROPSCOPE_RULE_A_REASON]);
+	}
+	if (tb[DROPSCOPE_RULE_A_IFINDEX]) {
+		r->match |= DS_M_IFINDEX;
+		r->ifindex = nla_get_u32(tb[DROPSCOPE_RULE_A_IFINDEX]);
+	}
+	if (tb[DROPSCOPE_RULE_A_NETNS]) {
+		r->match |= DS_M_NETNS;
+		r->netns = nla_get_u32(tb[DROPSCOPE_RULE_A_NETNS]);
+	}
+	if (tb[DROPSCOPE_RULE_A_L3]) {
+		r->match |= DS_M_L3;
+		r->l3 = nla_get_u16(tb[DROPSCOPE_RULE_A_L3]);
+	}
+	if (tb[DROPSCOPE_RULE_A_L4]) {
+		r->match |= DS_M_L4;
+		r->l4 = nla_get_u8(tb[DROPSCOPE_RULE_A_L4]);
+	}
+	err = ds_rule_add(r, info);
+	if (err)
+		return err;
+	return ds_reply(info, DROPSCOPE_CMD_MASK_ADD, ds_fill_new_rule);
+}
+
+static int ds_cmd_mask_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DROPSCOPE_RULE_A_MAX + 1];
+	int err;
+
+	if (!info->attrs[DROPSCOPE_A_RULE]) {
+		NL_SET_ERR_MSG_MOD(info->extack, "no rule given");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, DROPSCOPE_RULE_A_MAX,
+			       info->attrs[DROPSCOPE_A_RULE], ds_rule_policy,
+			       info->extack);
+	if (err)
+		return err;
+	if (!tb[DROPSCOPE_RULE_A_ID]) {
+		NL_SET_ERR_MSG_MOD(info->extack, "no rule id given");
+		return -EINVAL;
+	}
+	err = ds_rule_del(nla_get_u32(tb[DROPSCOPE_RULE_A_ID]));
+	if (err)
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DROPSCOPE_RULE_A_ID],
+				    "no rule has this id");
+	return err;
+}
+
+static int ds_cmd_mask_clear(struct sk_buff *skb, struct genl_info *info)
+{
+	ds_rules_clear();
+	return 0;
+}
+
+/* Rules dump: cb->args[0] is the next rule index; hits are folded first. */
+static int ds_dump_rules(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	void *hdr;
+	u32 i;
+
+	mutex_lock(&ds_lock);
+	if (!cb->args[1]) {
+		ds_fold();
+		cb->args[1] = 1;
+	}
+	cb->seq = ds.rules_gen;
+	for (i = cb->args[0]; i < ds.nrules; i++) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &ds_family, NLM_F_MULTI,
+				  DROPSCOPE_CMD_MASK_GET);
+		if (!hdr)
+			break;
+		nl_dump_check_consistent(cb, nlmsg_hdr(skb));
+		if (ds_put_rule(skb, &ds.rules[i])) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	cb->args[0] = i;
+	mutex_unlock(&ds_lock);
+	return skb->len;
+}
+
 /*
  * Every command needs CAP_NET_ADMIN in the initial user namespace: dumps
  * carry kernel addresses. No command takes attributes but CONFIG_SET: the
@@ -320,6 +534,30 @@ static const struct genl_ops ds_ops[] = {
 	{
 		.cmd = DROPSCOPE_CMD_RESET,
 		.doit = ds_cmd_reset,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_MASK_ADD,
+		.doit = ds_cmd_mask_add,
+		.policy = ds_mask_policy,
+		.maxattr = DROPSCOPE_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_MASK_DEL,
+		.doit = ds_cmd_mask_del,
+		.policy = ds_mask_policy,
+		.maxattr = DROPSCOPE_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_MASK_GET,
+		.dumpit = ds_dump_rules,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_MASK_CLEAR,
+		.doit = ds_cmd_mask_clear,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

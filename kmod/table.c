@@ -3,7 +3,9 @@
  * The drop path: one table per CPU, filled by the skb:kfree_skb probe, and
  * the folder that turns the per-CPU counts into sites.
  *
- * A table is an open-addressing hash of (location, reason) keys with twice
+ * A key is (location, reason), plus the packet's device, netns and
+ * protocols while some mask rule needs them (ds_packet_fields).
+ * A table is an open-addressing hash of keys with twice
  * as many slots as ds_capacity, so that linear probing always meets an empty
  * slot. The probe runs in any context, hard IRQ included, with preemption
  * disabled by the tracepoint. Its fast path (the key is known) is a hash,
@@ -14,6 +16,8 @@
  */
 
 #include <linux/hash.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/irqflags.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -22,6 +26,8 @@
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
 #include <asm/local64.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
 #include <trace/events/skb.h>
 
 #include "compat.h"
@@ -29,7 +35,8 @@
 
 struct ds_slot {
 	unsigned long loc;	/* 0: free; written once, with release */
-	u32 reason;
+	u64 rk;			/* reason | ifindex << 32 */
+	u64 pk;			/* netns | l3 << 32 | l4 << 48 */
 	local64_t count;	/* written by this CPU only */
 };
 
@@ -55,9 +62,40 @@ static DEFINE_PER_CPU(struct ds_cpu, ds_cpus);
 static unsigned int ds_slot_bits;
 static bool ds_attached;
 
-static u32 ds_hash(unsigned long loc, u32 reason)
+/*
+ * Set while some mask rule matches on packet fields: sites are then keyed
+ * by the packet's device, netns and protocols too. Read once per drop.
+ */
+bool ds_packet_fields __read_mostly;
+
+static u32 ds_hash(unsigned long loc, u64 rk, u64 pk)
 {
-	return hash_64((u64)loc ^ ((u64)reason << 52), ds_slot_bits);
+	return hash_64((u64)loc ^ (rk << 40) ^ (rk >> 7) ^ (pk << 23),
+		       ds_slot_bits);
+}
+
+/* The packet's device, netns and protocols, packed into the key. */
+static void ds_packet_key(const struct sk_buff *skb, u64 *rk, u64 *pk)
+{
+	const struct net_device *dev = skb->dev;
+	u64 l3 = ntohs(skb->protocol), l4 = 0, netns = 0;
+	const u8 *nh, *end = skb_tail_pointer(skb);
+
+	if (dev) {
+		*rk |= (u64)dev->ifindex << 32;
+		netns = dev_net(dev)->ns.inum;
+	} else if (skb->sk) {
+		netns = sock_net(skb->sk)->ns.inum;
+	}
+	/* a fresh skb has offset 0: no network header was set */
+	if (skb->network_header) {
+		nh = skb_network_header(skb);
+		if (l3 == ETH_P_IP && nh + sizeof(struct iphdr) <= end)
+			l4 = ((const struct iphdr *)nh)->protocol;
+		else if (l3 == ETH_P_IPV6 && nh + sizeof(struct ipv6hdr) <= end)
+			l4 = ((const struct ipv6hdr *)nh)->nexthdr;
+	}
+	*pk = netns | l3 << 32 | l4 << 48;
 }
 
 /*
@@ -65,8 +103,8 @@ static u32 ds_hash(unsigned long loc, u32 reason)
  * the first free slot the fast path met. An interrupt may have claimed that
  * slot, for this very key or another, between the fast path and here.
  */
-static noinline void ds_claim(struct ds_cpu *c, unsigned long loc, u32 reason,
-			      u32 i)
+static noinline void ds_claim(struct ds_cpu *c, unsigned long loc, u64 rk,
+			      u64 pk, u32 i)
 {
 	u32 mask = (1U << ds_slot_bits) - 1;
 	struct ds_slot *s;
@@ -77,14 +115,15 @@ static noinline void ds_claim(struct ds_cpu *c, unsigned long loc, u32 reason,
 		s = &c->slots[i];
 		if (!s->loc)
 			break;
-		if (s->loc == (unsigned long)loc && s->reason == reason)
+		if (s->loc == loc && s->rk == rk && s->pk == pk)
 			goto hit;
 	}
 	if (c->used >= ds_capacity) {
 		local64_inc(&c->overflow);
 		goto out;
 	}
-	s->reason = reason;
+	s->rk = rk;
+	s->pk = pk;
 	smp_store_release(&s->loc, loc);
 	c->claimed[c->used] = i;
 	smp_store_release(&c->used, c->used + 1);
@@ -99,19 +138,22 @@ static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 	struct ds_cpu *c = this_cpu_ptr(&ds_cpus);
 	u32 mask = (1U << ds_slot_bits) - 1;
 	unsigned long loc = (unsigned long)location;
-	u32 i = ds_hash(loc, reason);
+	u64 rk = reason, pk = 0;
 	struct ds_slot *s;
+	u32 i;
 
-	for (;; i = (i + 1) & mask) {
+	if (READ_ONCE(ds_packet_fields))
+		ds_packet_key(skb, &rk, &pk);
+	for (i = ds_hash(loc, rk, pk);; i = (i + 1) & mask) {
 		s = &c->slots[i];
-		if (likely(s->loc == loc && s->reason == reason)) {
+		if (likely(s->loc == loc && s->rk == rk && s->pk == pk)) {
 			local64_inc(&s->count);
 			return;
 		}
 		if (!s->loc)
 			break;
 	}
-	ds_claim(c, loc, reason, i);
+	ds_claim(c, loc, rk, pk, i);
 }
 
 int ds_probe_attach(void)
@@ -163,7 +205,7 @@ void ds_fold(void)
 			if (!delta)
 				continue;
 			if (!sh->site)
-				sh->site = ds_site_get(s->loc, s->reason);
+				sh->site = ds_site_get(s->loc, s->rk, s->pk);
 			sh->last = now;
 			if (sh->site)
 				ds_site_add(sh->site, delta);

@@ -90,6 +90,7 @@ struct ds_config {
 	bool running;
 	uint32_t interval_ms;
 	uint32_t capacity;
+	uint32_t threshold, top, ratelimit, rules;
 };
 
 static int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
@@ -105,6 +106,14 @@ static int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 	c->running = nla_get_u8(tb[DROPSCOPE_A_RUNNING]);
 	c->interval_ms = nla_get_u32(tb[DROPSCOPE_A_INTERVAL_MS]);
 	c->capacity = nla_get_u32(tb[DROPSCOPE_A_CAPACITY]);
+	if (tb[DROPSCOPE_A_THRESHOLD])
+		c->threshold = nla_get_u32(tb[DROPSCOPE_A_THRESHOLD]);
+	if (tb[DROPSCOPE_A_TOP])
+		c->top = nla_get_u32(tb[DROPSCOPE_A_TOP]);
+	if (tb[DROPSCOPE_A_RATELIMIT])
+		c->ratelimit = nla_get_u32(tb[DROPSCOPE_A_RATELIMIT]);
+	if (tb[DROPSCOPE_A_RULES])
+		c->rules = nla_get_u32(tb[DROPSCOPE_A_RULES]);
 	return 0;
 }
 
@@ -129,34 +138,38 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 		ds_out_bool(&o, "running", c.running);
 		ds_out_u64(&o, "interval_ms", c.interval_ms);
 		ds_out_u64(&o, "capacity", c.capacity);
+		ds_out_u64(&o, "threshold", c.threshold);
+		ds_out_u64(&o, "top", c.top);
+		ds_out_u64(&o, "ratelimit", c.ratelimit);
+		ds_out_u64(&o, "rules", c.rules);
 		ds_out_end(&o, '}');
 	} else {
 		printf("monitoring: %s\ninterval:   %" PRIu32 " ms\n"
-		       "capacity:   %" PRIu32 " sites per CPU\n",
+		       "capacity:   %" PRIu32 " sites per CPU\n"
+		       "threshold:  %" PRIu32 " drops\n"
+		       "top:        %s%.0" PRIu32 "\n"
+		       "ratelimit:  %s%.0" PRIu32 "\n"
+		       "rules:      %" PRIu32 "\n",
 		       c.running ? "running" : "stopped", c.interval_ms,
-		       c.capacity);
+		       c.capacity, c.threshold,
+		       c.top ? "" : "all sites", c.top,
+		       c.ratelimit ? "" : "none", c.ratelimit, c.rules);
 	}
 	return DS_OK;
 }
 
-static int cmd_set_interval(struct ds_ctx *ctx, const struct ds_cmd *self,
-			int argc, char **argv)
+/* Set one u32 configuration attribute. */
+static int ds_config_set(struct ds_ctx *ctx, int attr, uint32_t v,
+			 const char *done)
 {
 	struct nl_msg *msg;
-	uint64_t ms;
 	int err;
 
-	if (argc != 1)
-		return ds_usage(self, "needs one duration");
-	if (ds_parse_duration_ms(argv[0], &ms))
-		return ds_usage(self, "not a duration (examples: 250ms, 2s, 1.5s)");
-	if (ms < DROPSCOPE_INTERVAL_MIN_MS || ms > DROPSCOPE_INTERVAL_MAX_MS)
-		return ds_usage(self, "the interval must be 10ms to 60s");
 	err = ds_ctx_nl(ctx);
 	if (err)
 		return err;
 	msg = ds_nl_msg(ctx->nl, DROPSCOPE_CMD_CONFIG_SET, false);
-	if (msg && nla_put_u32(msg, DROPSCOPE_A_INTERVAL_MS, (uint32_t)ms)) {
+	if (msg && nla_put_u32(msg, attr, v)) {
 		nlmsg_free(msg);
 		msg = NULL;
 	}
@@ -164,8 +177,46 @@ static int cmd_set_interval(struct ds_ctx *ctx, const struct ds_cmd *self,
 	if (err)
 		return ds_fail(ctx, err);
 	if (!ctx->json && ctx->interactive)
-		printf("interval set to %" PRIu64 " ms\n", ms);
+		printf("%s %" PRIu32 "\n", done, v);
 	return DS_OK;
+}
+
+static int cmd_set_interval(struct ds_ctx *ctx, const struct ds_cmd *self,
+			int argc, char **argv)
+{
+	uint64_t ms;
+
+	if (argc != 1)
+		return ds_usage(self, "needs one duration");
+	if (ds_parse_duration_ms(argv[0], &ms))
+		return ds_usage(self, "not a duration (examples: 250ms, 2s, 1.5s)");
+	if (ms < DROPSCOPE_INTERVAL_MIN_MS || ms > DROPSCOPE_INTERVAL_MAX_MS)
+		return ds_usage(self, "the interval must be 10ms to 60s");
+	return ds_config_set(ctx, DROPSCOPE_A_INTERVAL_MS, (uint32_t)ms,
+			     "interval set to (ms)");
+}
+
+/* set threshold|top|ratelimit N: the attribute is in the table entry. */
+static int cmd_set_count(struct ds_ctx *ctx, const struct ds_cmd *self,
+			 int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int attr;
+		uint64_t max;
+	} knobs[] = {
+		{ "set threshold", DROPSCOPE_A_THRESHOLD, UINT32_MAX },
+		{ "set top", DROPSCOPE_A_TOP, UINT32_MAX },
+		{ "set ratelimit", DROPSCOPE_A_RATELIMIT, 1000000 },
+	};
+	size_t i;
+	uint64_t v;
+
+	for (i = 0; strcmp(knobs[i].name, self->name); i++)
+		;
+	if (argc != 1 || ds_parse_u64(argv[0], 0, knobs[i].max, &v))
+		return ds_usage(self, "needs a number (0 turns it off)");
+	return ds_config_set(ctx, knobs[i].attr, (uint32_t)v, self->name + 4);
 }
 
 struct ds_sites {
@@ -219,18 +270,28 @@ static int cmd_show_sites(struct ds_ctx *ctx, const struct ds_cmd *self,
 	struct ds_out o = { .f = stdout };
 	struct ds_sites s = { 0 };
 	uint64_t top = UINT64_MAX;
-	size_t i;
-	int err;
+	size_t i, n = 0;
+	bool all = false;
+	int a, err;
 
-	if (argc == 2 && !strcmp(argv[0], "top")) {
-		if (ds_parse_u64(argv[1], 1, UINT32_MAX, &top))
-			return ds_usage(self, "top needs a positive number");
-	} else if (argc) {
-		return ds_usage(self, "unknown argument");
+	for (a = 0; a < argc; a++) {
+		if (!strcmp(argv[a], "all") || !strcmp(argv[a], "--all")) {
+			all = true;
+		} else if (!strcmp(argv[a], "top") && a + 1 < argc) {
+			if (ds_parse_u64(argv[++a], 1, UINT32_MAX, &top))
+				return ds_usage(self, "top needs a positive number");
+		} else {
+			return ds_usage(self, "unknown argument");
+		}
 	}
 	err = ds_sites_get(ctx, &s);
 	if (err)
 		return err;
+	/* masked sites only with all; top counts what is listed */
+	for (i = 0; i < s.n; i++)
+		if (all || s.v[i].total)
+			s.v[n++] = s.v[i];
+	s.n = n;
 	if (s.n < top)
 		top = s.n;
 	if (ctx->json) {
@@ -242,26 +303,19 @@ static int cmd_show_sites(struct ds_ctx *ctx, const struct ds_cmd *self,
 		printf("no drops seen\n");
 	} else {
 		printf("%12s  %-22s %s\n", "COUNT", "REASON", "SITE");
-		for (i = 0; i < top; i++)
-			printf("%12" PRIu64 "  %-22s %s\n", s.v[i].total,
+		for (i = 0; i < top; i++) {
+			printf("%12" PRIu64 "  %-22s %s", s.v[i].total,
 			       s.v[i].reason_name, s.v[i].symbol);
+			if (s.v[i].masked)
+				printf("  (masked: %" PRIu64 ")", s.v[i].masked);
+			putchar('\n');
+		}
 		if (top < s.n)
 			printf("(%zu more sites)\n", s.n - (size_t)top);
 	}
 	free(s.v);
 	return DS_OK;
 }
-
-struct ds_reason {
-	uint32_t id;
-	uint64_t count;
-	char name[64];
-};
-
-struct ds_reasons {
-	struct ds_reason *v;
-	size_t n, cap;
-};
 
 static int ds_reasons_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			void *arg)
@@ -293,6 +347,21 @@ static int ds_reasons_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 	return 0;
 }
 
+int ds_reasons_get(struct ds_ctx *ctx, struct ds_reasons *r)
+{
+	int err = ds_ctx_nl(ctx);
+
+	if (err)
+		return err;
+	err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_REASONS_GET, ds_reasons_cb, r);
+	if (err) {
+		free(r->v);
+		r->v = NULL;
+		return ds_fail(ctx, err);
+	}
+	return DS_OK;
+}
+
 static int ds_reason_cmp(const void *a, const void *b)
 {
 	const struct ds_reason *x = a, *y = b;
@@ -319,11 +388,10 @@ static int cmd_show_reasons(struct ds_ctx *ctx, const struct ds_cmd *self,
 	err = ds_sites_get(ctx, &s);
 	if (err)
 		return err;
-	err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_REASONS_GET, ds_reasons_cb, &r);
+	err = ds_reasons_get(ctx, &r);
 	if (err) {
 		free(s.v);
-		free(r.v);
-		return ds_fail(ctx, err);
+		return err;
 	}
 	for (i = 0; i < s.n; i++)
 		for (j = 0; j < r.n; j++)
@@ -361,12 +429,16 @@ static const struct {
 	const char *label;
 } ds_stats_fields[] = {
 	{ DROPSCOPE_STATS_A_EVENTS, "events", "drops seen" },
+	{ DROPSCOPE_STATS_A_SHOWN, "shown", "drops shown" },
+	{ DROPSCOPE_STATS_A_MASKED, "masked", "drops masked by rules" },
 	{ DROPSCOPE_STATS_A_SITES, "sites", "distinct sites" },
 	{ DROPSCOPE_STATS_A_OVERFLOW, "overflow", "drops in no site (table full)" },
 	{ DROPSCOPE_STATS_A_ALLOC_FAILS, "alloc_fails", "drops in no site (no memory)" },
 	{ DROPSCOPE_STATS_A_ROUNDS, "rounds", "alert rounds sent" },
 	{ DROPSCOPE_STATS_A_ALERTS_SENT, "alerts_sent", "alert messages sent" },
 	{ DROPSCOPE_STATS_A_ALERTS_LOST, "alerts_lost", "alert messages lost" },
+	{ DROPSCOPE_STATS_A_TOP_SUPPRESSED, "top_suppressed", "site alerts over the top cap" },
+	{ DROPSCOPE_STATS_A_RATELIMITED, "ratelimited", "alert messages over the rate cap" },
 	{ DROPSCOPE_STATS_A_FOLDS, "folds", "per-CPU folds" },
 };
 
@@ -487,11 +559,24 @@ const struct ds_cmd ds_cmds[] = {
 	{ "status", cmd_status, "", "monitoring state, interval, capacity" },
 	{ "set interval", cmd_set_interval, "DURATION",
 	  "alert interval, 10ms to 60s (e.g. 250ms, 2s)" },
-	{ "show sites", cmd_show_sites, "[top N]",
-	  "drop sites by count: symbol, reason, total" },
+	{ "set threshold", cmd_set_count, "N",
+	  "alert a site once N drops accumulated (0: every change)" },
+	{ "set top", cmd_set_count, "N", "at most N sites per alert round (0: all)" },
+	{ "set ratelimit", cmd_set_count, "N",
+	  "at most N alert messages per second (0: no cap)" },
+	{ "show sites", cmd_show_sites, "[all] [top N]",
+	  "drop sites by count; all: masked sites too" },
 	{ "show reasons", cmd_show_reasons, "[all]",
 	  "drops by reason; all: every reason this kernel knows" },
-	{ "show stats", cmd_show_stats, "", "drops seen, overflow, alerts sent and lost" },
+	{ "show stats", cmd_show_stats, "", "drops seen, shown, masked, overflow, alerts" },
+	{ "show masks", cmd_mask_list, "", "the mask rules with their hit counts" },
+	{ "mask add", cmd_mask_add, "FIELD VALUE ...",
+	  "hide drops matching all fields: site, reason, dev, l3, l4, netns" },
+	{ "mask only", cmd_mask_only, "FIELD VALUE ...",
+	  "show only drops matching this (or another only) rule" },
+	{ "mask del", cmd_mask_del, "ID", "remove a rule" },
+	{ "mask list", cmd_mask_list, "", "the rules with their hit counts" },
+	{ "mask clear", cmd_mask_clear, "", "remove every rule" },
 	{ "reset", cmd_reset, "", "set all totals and statistics to zero" },
 	{ "watch", cmd_watch, "[rounds N] [timeout DURATION]",
 	  "stream alerts until q, Enter or Ctrl-C" },

@@ -56,7 +56,12 @@ struct ds_site {
 	uint64_t location;
 	uint64_t total;
 	uint64_t delta;
+	uint64_t masked;	/* drops that rules hid */
 	uint32_t reason;
+	uint32_t ifindex;	/* packet fields, 0 when not keyed by them */
+	uint32_t netns;
+	uint16_t l3;
+	uint8_t l4;
 	bool has_delta;
 	char symbol[160];
 	char reason_name[64];
@@ -87,9 +92,19 @@ int ds_parse_duration_ms(const char *s, uint64_t *ms);
 int ds_split(char *line, char **argv, int max);
 int ds_site_cmp_total(const void *a, const void *b);
 
+/* kallsyms.c: kernel symbols */
+struct ds_syms;
+int ds_syms_load(FILE *f, struct ds_syms **out);
+void ds_syms_free(struct ds_syms *s);
+int ds_syms_resolve(const struct ds_syms *s, const char *spec,
+		    uint64_t *start, uint64_t *end);
+void ds_syms_name(const struct ds_syms *s, uint64_t addr, char *buf,
+		  size_t len);
+
 /* cmd.c: the one command table */
 struct ds_ctx {
 	struct ds_nl *nl;
+	struct ds_syms *syms;	/* loaded on first use */
 	bool json;
 	bool interactive;	/* the readline shell is running */
 	bool quit;
@@ -110,6 +125,32 @@ int ds_cmd_run(struct ds_ctx *ctx, int argc, char **argv);
 const char *ds_cmd_complete(char **words, int n, const char *prefix,
 			    int state);
 int ds_ctx_nl(struct ds_ctx *ctx);
+
+/* The running kernel's drop reasons, as the module reports them. */
+struct ds_reason {
+	uint32_t id;
+	uint64_t count;
+	char name[64];
+};
+
+struct ds_reasons {
+	struct ds_reason *v;
+	size_t n, cap;
+};
+
+int ds_reasons_get(struct ds_ctx *ctx, struct ds_reasons *r);
+
+/* mask.c */
+int cmd_mask_add(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		 char **argv);
+int cmd_mask_only(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		  char **argv);
+int cmd_mask_del(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		 char **argv);
+int cmd_mask_clear(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		   char **argv);
+int cmd_mask_list(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		  char **argv);
 
 /* watch.c */
 int ds_watch(struct ds_ctx *ctx, uint64_t rounds, uint64_t timeout_ms);

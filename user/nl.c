@@ -38,6 +38,11 @@ static const struct nla_policy ds_site_policy[DROPSCOPE_SITE_A_MAX + 1] = {
 	[DROPSCOPE_SITE_A_REASON_NAME] = { .type = NLA_STRING },
 	[DROPSCOPE_SITE_A_TOTAL] = { .type = NLA_U64 },
 	[DROPSCOPE_SITE_A_DELTA] = { .type = NLA_U64 },
+	[DROPSCOPE_SITE_A_MASKED] = { .type = NLA_U64 },
+	[DROPSCOPE_SITE_A_IFINDEX] = { .type = NLA_U32 },
+	[DROPSCOPE_SITE_A_NETNS] = { .type = NLA_U32 },
+	[DROPSCOPE_SITE_A_L3] = { .type = NLA_U16 },
+	[DROPSCOPE_SITE_A_L4] = { .type = NLA_U8 },
 };
 
 int ds_site_parse(struct nlattr *nest, struct ds_site *s)
@@ -57,6 +62,16 @@ int ds_site_parse(struct nlattr *nest, struct ds_site *s)
 		s->delta = nla_get_u64(tb[DROPSCOPE_SITE_A_DELTA]);
 		s->has_delta = true;
 	}
+	if (tb[DROPSCOPE_SITE_A_MASKED])
+		s->masked = nla_get_u64(tb[DROPSCOPE_SITE_A_MASKED]);
+	if (tb[DROPSCOPE_SITE_A_IFINDEX])
+		s->ifindex = nla_get_u32(tb[DROPSCOPE_SITE_A_IFINDEX]);
+	if (tb[DROPSCOPE_SITE_A_NETNS])
+		s->netns = nla_get_u32(tb[DROPSCOPE_SITE_A_NETNS]);
+	if (tb[DROPSCOPE_SITE_A_L3])
+		s->l3 = nla_get_u16(tb[DROPSCOPE_SITE_A_L3]);
+	if (tb[DROPSCOPE_SITE_A_L4])
+		s->l4 = nla_get_u8(tb[DROPSCOPE_SITE_A_L4]);
 	if (tb[DROPSCOPE_SITE_A_SYMBOL])
 		nla_strlcpy(s->symbol, tb[DROPSCOPE_SITE_A_SYMBOL],
 			    sizeof(s->symbol));
@@ -80,7 +95,7 @@ static void ds_nl_set_error(struct ds_nl *nl, int err, const char *ext)
 		snprintf(nl->msg, sizeof(nl->msg),
 			 "not permitted: dropscope needs CAP_NET_ADMIN (run it with sudo)");
 		break;
-	case -ENOENT:
+	case -EUNATCH:	/* our own code: the family does not exist */
 		snprintf(nl->msg, sizeof(nl->msg),
 			 "dropscope.ko is not loaded: sudo insmod kmod/dropscope.ko");
 		break;
@@ -107,7 +122,7 @@ int ds_nl_status(int err)
 	case -EPERM:
 	case -EACCES:
 		return DS_EPERM;
-	case -ENOENT:
+	case -EUNATCH:
 		return DS_ENOMOD;
 	default:
 		return DS_EFAIL;
@@ -217,7 +232,7 @@ int ds_nl_open(struct ds_nl **nlp)
 		   &one, sizeof(one));
 	nl->family = genl_ctrl_resolve(nl->sk, DROPSCOPE_GENL_NAME);
 	if (nl->family < 0) {
-		ds_nl_set_error(nl, -ENOENT, NULL);
+		ds_nl_set_error(nl, -EUNATCH, NULL);
 		return nl->err;
 	}
 	nl_socket_modify_cb(nl->sk, NL_CB_VALID, NL_CB_CUSTOM, ds_cb_valid, nl);
@@ -308,7 +323,7 @@ int ds_nl_join_alerts(struct ds_nl *nl)
 	grp = genl_ctrl_resolve_grp(nl->sk, DROPSCOPE_GENL_NAME,
 				    DROPSCOPE_MCGRP_ALERTS);
 	if (grp < 0) {
-		ds_nl_set_error(nl, -ENOENT, NULL);
+		ds_nl_set_error(nl, -EUNATCH, NULL);
 		return nl->err;
 	}
 	err = nl_socket_add_membership(nl->sk, grp);

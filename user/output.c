@@ -93,5 +93,15 @@ void ds_out_site(struct ds_out *o, const struct ds_site *s)
 	ds_out_u64(o, "count", s->total);
 	if (s->has_delta)
 		ds_out_u64(o, "delta", s->delta);
+	else
+		ds_out_u64(o, "masked", s->masked);
+	if (s->ifindex)
+		ds_out_u64(o, "ifindex", s->ifindex);
+	if (s->netns)
+		ds_out_u64(o, "netns", s->netns);
+	if (s->l3)
+		ds_out_u64(o, "l3", s->l3);
+	if (s->l4)
+		ds_out_u64(o, "l4", s->l4);
 	ds_out_end(o, '}');
 }

@@ -4,9 +4,10 @@
  * times, and say how long it took (in guest nanoseconds: under QEMU
  * -icount shift=0 that is the number of instructions executed).
  *
- *   dropgen [-c CPU] [-P PROCS] [-d MS] udp|tcp COUNT PORT
+ *   dropgen [-a ADDR] [-c CPU] [-P PROCS] [-d MS] udp|tcp COUNT PORT
  *
- * udp: COUNT datagrams to 127.0.0.1:PORT from an unconnected socket; with
+ * udp: COUNT datagrams to ADDR:PORT (default 127.0.0.1, IPv4 or IPv6)
+ *      from an unconnected socket; with
  *      PORT closed each is dropped with NO_SOCKET.
  * tcp: COUNT connects to 127.0.0.1:PORT; with PORT closed each SYN is
  *      dropped with NO_SOCKET and refused.
@@ -49,20 +50,39 @@ static int pin(int cpu)
 	return 0;
 }
 
-static int run(int tcp, unsigned long count, int port, unsigned long ms)
+static struct sockaddr_storage to;
+static socklen_t tolen;
+
+static int target(const char *addr, int port)
 {
-	struct sockaddr_in to = {
-		.sin_family = AF_INET,
-		.sin_port = htons(port),
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-	};
+	struct sockaddr_in *in = (struct sockaddr_in *)&to;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&to;
+
+	if (inet_pton(AF_INET, addr, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons(port);
+		tolen = sizeof(*in);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		tolen = sizeof(*in6);
+		return 0;
+	}
+	fprintf(stderr, "dropgen: bad address %s\n", addr);
+	return -1;
+}
+
+static int run(int tcp, unsigned long count, unsigned long ms)
+{
 	unsigned long long t0 = now_ns(), stop = t0 + ms * 1000000ULL;
 	unsigned long i;
 	char byte = 'x';
 	int fd = -1;
 
 	if (!tcp) {
-		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		fd = socket(to.ss_family, SOCK_DGRAM, 0);
 		if (fd < 0) {
 			perror("dropgen: socket");
 			return 1;
@@ -72,20 +92,19 @@ static int run(int tcp, unsigned long count, int port, unsigned long ms)
 		if (ms && now_ns() >= stop)
 			break;
 		if (tcp) {
-			fd = socket(AF_INET, SOCK_STREAM, 0);
+			fd = socket(to.ss_family, SOCK_STREAM, 0);
 			if (fd < 0) {
 				perror("dropgen: socket");
 				return 1;
 			}
-			if (!connect(fd, (struct sockaddr *)&to, sizeof(to)) ||
+			if (!connect(fd, (struct sockaddr *)&to, tolen) ||
 			    errno != ECONNREFUSED) {
-				fprintf(stderr, "dropgen: port %d is not closed\n",
-					port);
+				fprintf(stderr, "dropgen: the port is not closed\n");
 				return 1;
 			}
 			close(fd);
 		} else if (sendto(fd, &byte, 1, 0, (struct sockaddr *)&to,
-				  sizeof(to)) != 1) {
+				  tolen) != 1) {
 			perror("dropgen: sendto");
 			return 1;
 		}
@@ -99,9 +118,13 @@ int main(int argc, char **argv)
 {
 	unsigned long count, ms = 0;
 	int opt, cpu = -1, procs = 0, port, tcp, i, status, rc = 0;
+	const char *addr = "127.0.0.1";
 
-	while ((opt = getopt(argc, argv, "c:P:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:c:P:d:")) != -1) {
 		switch (opt) {
+		case 'a':
+			addr = optarg;
+			break;
 		case 'c':
 			cpu = atoi(optarg);
 			break;
@@ -117,16 +140,18 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 3 ||
 	    (strcmp(argv[optind], "udp") && strcmp(argv[optind], "tcp"))) {
-		fprintf(stderr, "usage: dropgen [-c CPU] [-P PROCS] [-d MS] udp|tcp COUNT PORT\n");
+		fprintf(stderr, "usage: dropgen [-a ADDR] [-c CPU] [-P PROCS] [-d MS] udp|tcp COUNT PORT\n");
 		return 2;
 	}
 	tcp = !strcmp(argv[optind], "tcp");
 	count = strtoul(argv[optind + 1], NULL, 10);
 	port = atoi(argv[optind + 2]);
+	if (target(addr, port))
+		return 2;
 	if (cpu >= 0 && pin(cpu))
 		return 1;
 	if (!procs)
-		return run(tcp, count, port, ms);
+		return run(tcp, count, ms);
 	for (i = 0; i < procs; i++) {
 		pid_t pid = fork();
 
@@ -135,7 +160,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (!pid)
-			return pin(i) ? 1 : run(tcp, count, port, ms);
+			return pin(i) ? 1 : run(tcp, count, ms);
 	}
 	while (wait(&status) > 0)
 		if (!WIFEXITED(status) || WEXITSTATUS(status))

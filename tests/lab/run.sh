@@ -89,7 +89,7 @@ echo "# kernel $(uname -r), $(nproc) CPUs"
 
 # --- load ------------------------------------------------------------
 load && ok "insmod" || fail "insmod"
-check "stopped after load" '{"running":false,"interval_ms":1000,"capacity":4096}' \
+check "stopped after load" '{"running":false,"interval_ms":1000,"capacity":4096,"threshold":0,"top":0,"ratelimit":0,"rules":0}' \
 	"$($DS -j status)"
 
 # --- exact accounting against tracefs and snmp --------------------------
@@ -139,6 +139,8 @@ if [ "$(nproc)" -ge 2 ]; then
 	check "two CPUs: total equals Udp NoPorts" \
 		"$(($($KC snmp Udp NoPorts) - udp0)) 10000" \
 		"$($KC sum "$TMP/2cpu.json" NO_SOCKET __udp4_lib_rcv) $(awk '{n += $2} END {print n}' "$TMP/2cpu.out")"
+	check "two CPUs: one site, merged across CPUs" 1 \
+		"$(python3 -c 'import json,sys; print(sum(s["symbol"].startswith("__udp4_lib_rcv") for s in json.load(open(sys.argv[1]))))' "$TMP/2cpu.json")"
 else
 	ok "two CPUs # SKIP one CPU only"
 fi
@@ -284,6 +286,9 @@ else fail "shell: show sites after completion" "$(pane)"; fi
 tmux send-keys -t ds "quit" Enter
 if wait_for 10 sh -c '! tmux has-session -t ds 2>/dev/null'; then ok "shell: quit leaves"
 else fail "shell: quit leaves" "$(pane)"; fi
+
+# shellcheck source=tests/lab/masks.sh
+. tests/lab/masks.sh
 
 echo "1..$ntests"
 echo "# $((ntests - nfail)) passed, $nfail failed"

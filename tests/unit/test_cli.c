@@ -115,14 +115,16 @@ static void test_complete(void **state)
 	(void)state;
 	complete(NULL, 0, "s", out, sizeof(out));
 	assert_string_equal(out, "start stop status set show");
+	complete(NULL, 0, "m", out, sizeof(out));
+	assert_string_equal(out, "mask");
 	complete(NULL, 0, "sh", out, sizeof(out));
 	assert_string_equal(out, "show");
 	complete(show, 1, "", out, sizeof(out));
-	assert_string_equal(out, "sites reasons stats");
+	assert_string_equal(out, "sites reasons stats masks");
 	complete(show, 1, "r", out, sizeof(out));
 	assert_string_equal(out, "reasons");
 	complete(set, 1, "", out, sizeof(out));
-	assert_string_equal(out, "interval");
+	assert_string_equal(out, "interval threshold top ratelimit");
 	complete(start, 1, "", out, sizeof(out));
 	assert_string_equal(out, "");
 }
@@ -150,7 +152,7 @@ static void test_json(void **state)
 	fclose(o.f);
 	assert_string_equal(buf,
 		"[{\"symbol\":\"a\\\"b\\\\c\\n\",\"location\":\"0xffffffff81000010\","
-		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":7},"
+		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":7,\"masked\":0},"
 		"{\"symbol\":\"a\\\"b\\\\c\\n\",\"location\":\"0xffffffff81000010\","
 		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":7,\"delta\":3}]\n");
 	free(buf);
@@ -171,6 +173,56 @@ static void test_site_sort(void **state)
 	assert_string_equal(v[2].symbol, "b");
 }
 
+static void test_kallsyms(void **state)
+{
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 T tcp_v4_rcv\n"
+		"ffffffff81000180 t dup\n"
+		"ffffffff81000180 t alias_of_dup\n"
+		"ffffffff81000200 t nft_do_chain\t[nf_tables]\n"
+		"ffffffff81000300 t dup\n";
+	static const char hidden[] = "0000000000000000 T tcp_v4_rcv\n";
+	struct ds_syms *syms = NULL;
+	uint64_t start, end;
+	char name[64];
+	FILE *f;
+
+	(void)state;
+	f = fmemopen((void *)hidden, sizeof(hidden) - 1, "r");
+	assert_int_equal(ds_syms_load(f, &syms), -EACCES);
+	fclose(f);
+
+	f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	assert_int_equal(ds_syms_load(f, &syms), 0);
+	fclose(f);
+	assert_int_equal(ds_syms_resolve(syms, "tcp_v4_rcv", &start, &end), 0);
+	assert_int_equal(start, 0xffffffff81000100ULL);
+	assert_int_equal(end, 0xffffffff81000180ULL);
+	assert_int_equal(ds_syms_resolve(syms, "tcp_v4_rcv+0x1c", &start, &end), 0);
+	assert_int_equal(start, 0xffffffff8100011cULL);
+	assert_int_equal(end, start + 1);
+	assert_int_equal(ds_syms_resolve(syms, "tcp_v4_rcv+0x80", &start, &end),
+			 -ERANGE);
+	assert_int_equal(ds_syms_resolve(syms, "nft_do_chain", &start, &end), 0);
+	assert_int_equal(start, 0xffffffff81000200ULL);
+	assert_int_equal(end, 0xffffffff81000300ULL);
+	assert_int_equal(ds_syms_resolve(syms, "dup", &start, &end), -ENOTUNIQ);
+	assert_int_equal(ds_syms_resolve(syms, "nope", &start, &end), -ENOENT);
+	assert_int_equal(ds_syms_resolve(syms, "tcp_v4", &start, &end), -ENOENT);
+	assert_int_equal(ds_syms_resolve(syms, "tcp_v4_rcv+zz", &start, &end),
+			 -EINVAL);
+	assert_int_equal(ds_syms_resolve(syms, "0xffffffff81000123", &start, &end), 0);
+	assert_int_equal(start, 0xffffffff81000123ULL);
+	ds_syms_name(syms, 0xffffffff8100011cULL, name, sizeof(name));
+	assert_string_equal(name, "tcp_v4_rcv+0x1c");
+	ds_syms_name(syms, 0xffffffff81000200ULL, name, sizeof(name));
+	assert_string_equal(name, "nft_do_chain [nf_tables]");
+	ds_syms_name(syms, 0x10, name, sizeof(name));
+	assert_string_equal(name, "0x10");
+	ds_syms_free(syms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_complete),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_site_sort),
+		cmocka_unit_test(test_kallsyms),
 	};
 
 	return cmocka_run_group_tests_name("dropscope CLI", tests, NULL, NULL);

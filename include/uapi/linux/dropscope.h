@@ -56,7 +56,14 @@
  * DROPSCOPE_CMD_CONFIG_SET: takes
  *     DROPSCOPE_A_INTERVAL_MS: NLA_U32, DROPSCOPE_INTERVAL_MIN_MS to
  *         DROPSCOPE_INTERVAL_MAX_MS; takes effect at once, also while running.
- *     At least one attribute is required.
+ *     DROPSCOPE_A_THRESHOLD: NLA_U32, a site is alerted only once its drops
+ *         since its last alert reach this many (0 and 1: every change)
+ *     DROPSCOPE_A_TOP: NLA_U32, at most this many sites per round, the
+ *         largest deltas; the others are counted in TOP_SUPPRESSED (0: all)
+ *     DROPSCOPE_A_RATELIMIT: NLA_U32, at most this many alert messages per
+ *         second; what the cap holds back is counted in RATELIMITED (0: none)
+ *     At least one attribute is required. CONFIG_GET replies with all of
+ *     them, and DROPSCOPE_A_RULES (NLA_U32), the number of rules.
  *
  * DROPSCOPE_CMD_SITES_GET (dump): one message per site with one
  *     DROPSCOPE_A_SITE nest, sorted by nothing in particular. Totals are
@@ -74,6 +81,24 @@
  *
  * DROPSCOPE_CMD_ALERT: sent by the kernel only, on DROPSCOPE_MCGRP_ALERTS.
  *
+ * DROPSCOPE_CMD_MASK_ADD: takes one DROPSCOPE_A_RULE nest (see below) and
+ *     replies with the rule, its DROPSCOPE_RULE_A_ID included. At most
+ *     DROPSCOPE_MAX_RULES rules. A rule matches a drop when every field it
+ *     has matches. A drop that matches a MASK rule is masked, counted in
+ *     the first such rule's hits; if there are ONLY rules, a drop that
+ *     matches none of them is masked too; else it is shown (and counted in
+ *     the hits of the first ONLY rule it matches). Masked drops are counted
+ *     (DROPSCOPE_SITE_A_MASKED, DROPSCOPE_STATS_A_MASKED), never alerted.
+ *     Rules are applied when the per-CPU counters are folded, which happens
+ *     right before any rule change: a drop is judged by the rules in force
+ *     at the fold that first counts it. Rules survive stop and start.
+ *
+ * DROPSCOPE_CMD_MASK_DEL: takes DROPSCOPE_A_RULE with DROPSCOPE_RULE_A_ID.
+ *
+ * DROPSCOPE_CMD_MASK_GET (dump): one message per rule, in match order.
+ *
+ * DROPSCOPE_CMD_MASK_CLEAR: removes every rule.
+ *
  * Nested attributes
  * -----------------
  *
@@ -87,6 +112,22 @@
  *         absent if the running kernel has no name for it
  *     DROPSCOPE_SITE_A_TOTAL: NLA_U64, drops since start or reset
  *     DROPSCOPE_SITE_A_DELTA: NLA_U64, in alerts: drops in this round
+ *     DROPSCOPE_SITE_A_MASKED: NLA_U64, drops of this site that rules hid
+ *     DROPSCOPE_SITE_A_IFINDEX, _NETNS (netns inode), _L3 (ethertype,
+ *         host order), _L4 (IP protocol): present only while some rule
+ *         matches on packet fields, when sites are keyed by them too
+ *
+ * DROPSCOPE_A_RULE:
+ *     DROPSCOPE_RULE_A_ID: NLA_U32, given by the kernel
+ *     DROPSCOPE_RULE_A_MODE: NLA_U8, enum dropscope_rule_mode
+ *     DROPSCOPE_RULE_A_LOC_START, _LOC_END: NLA_U64, kernel text addresses
+ *         [start, end): a function, or one site (end = start + 1)
+ *     DROPSCOPE_RULE_A_REASON: NLA_U32, a reason id the running kernel knows
+ *     DROPSCOPE_RULE_A_IFINDEX: NLA_U32, the packet's device
+ *     DROPSCOPE_RULE_A_NETNS: NLA_U32, the inode of the packet's netns
+ *     DROPSCOPE_RULE_A_L3: NLA_U16, ethertype in host order (0x0800: IPv4)
+ *     DROPSCOPE_RULE_A_L4: NLA_U8, IP protocol (6: TCP, 17: UDP)
+ *     DROPSCOPE_RULE_A_HITS: NLA_U64, in replies: drops this rule decided
  *
  * DROPSCOPE_A_REASON:
  *     DROPSCOPE_REASON_A_ID: NLA_U32
@@ -100,8 +141,13 @@
  *     DROPSCOPE_STATS_A_ALERTS_SENT: alert messages sent
  *     DROPSCOPE_STATS_A_ALERTS_LOST: alert messages some listener missed
  *     DROPSCOPE_STATS_A_FOLDS: times the per-CPU counters were folded
- *     DROPSCOPE_STATS_A_ALLOC_FAILS: sites the folder could not allocate;
- *         their drops stay in EVENTS but not in any site
+ *     DROPSCOPE_STATS_A_ALLOC_FAILS: drops whose site the folder could not
+ *         allocate; they stay in EVENTS but not in any site
+ *     DROPSCOPE_STATS_A_SHOWN: drops not masked
+ *     DROPSCOPE_STATS_A_MASKED: drops masked by rules;
+ *         EVENTS = SHOWN + MASKED + OVERFLOW + ALLOC_FAILS
+ *     DROPSCOPE_STATS_A_TOP_SUPPRESSED: site alerts left out by the top cap
+ *     DROPSCOPE_STATS_A_RATELIMITED: alert messages held back by the cap
  *
  * Enums only grow at the end.
  */
@@ -127,6 +173,10 @@ enum dropscope_cmd {
 	DROPSCOPE_CMD_STATS_GET,
 	DROPSCOPE_CMD_RESET,
 	DROPSCOPE_CMD_ALERT,
+	DROPSCOPE_CMD_MASK_ADD,
+	DROPSCOPE_CMD_MASK_DEL,
+	DROPSCOPE_CMD_MASK_GET,
+	DROPSCOPE_CMD_MASK_CLEAR,
 	__DROPSCOPE_CMD_MAX
 };
 #define DROPSCOPE_CMD_MAX (__DROPSCOPE_CMD_MAX - 1)
@@ -143,6 +193,11 @@ enum dropscope_attr {
 	DROPSCOPE_A_ROUND,
 	DROPSCOPE_A_ROUND_END,
 	DROPSCOPE_A_OVERFLOW_DELTA,
+	DROPSCOPE_A_THRESHOLD,
+	DROPSCOPE_A_TOP,
+	DROPSCOPE_A_RATELIMIT,
+	DROPSCOPE_A_RULE,
+	DROPSCOPE_A_RULES,
 	__DROPSCOPE_A_MAX
 };
 #define DROPSCOPE_A_MAX (__DROPSCOPE_A_MAX - 1)
@@ -156,6 +211,11 @@ enum dropscope_site_attr {
 	DROPSCOPE_SITE_A_REASON_NAME,
 	DROPSCOPE_SITE_A_TOTAL,
 	DROPSCOPE_SITE_A_DELTA,
+	DROPSCOPE_SITE_A_MASKED,
+	DROPSCOPE_SITE_A_IFINDEX,
+	DROPSCOPE_SITE_A_NETNS,
+	DROPSCOPE_SITE_A_L3,
+	DROPSCOPE_SITE_A_L4,
 	__DROPSCOPE_SITE_A_MAX
 };
 #define DROPSCOPE_SITE_A_MAX (__DROPSCOPE_SITE_A_MAX - 1)
@@ -179,8 +239,36 @@ enum dropscope_stats_attr {
 	DROPSCOPE_STATS_A_ALERTS_LOST,
 	DROPSCOPE_STATS_A_FOLDS,
 	DROPSCOPE_STATS_A_ALLOC_FAILS,
+	DROPSCOPE_STATS_A_SHOWN,
+	DROPSCOPE_STATS_A_MASKED,
+	DROPSCOPE_STATS_A_TOP_SUPPRESSED,
+	DROPSCOPE_STATS_A_RATELIMITED,
 	__DROPSCOPE_STATS_A_MAX
 };
 #define DROPSCOPE_STATS_A_MAX (__DROPSCOPE_STATS_A_MAX - 1)
+
+enum dropscope_rule_mode {
+	DROPSCOPE_RULE_MASK,		/* hide what matches */
+	DROPSCOPE_RULE_ONLY,		/* show only what matches some ONLY rule */
+};
+
+enum dropscope_rule_attr {
+	DROPSCOPE_RULE_A_UNSPEC,
+	DROPSCOPE_RULE_A_PAD,
+	DROPSCOPE_RULE_A_ID,
+	DROPSCOPE_RULE_A_MODE,
+	DROPSCOPE_RULE_A_LOC_START,
+	DROPSCOPE_RULE_A_LOC_END,
+	DROPSCOPE_RULE_A_REASON,
+	DROPSCOPE_RULE_A_IFINDEX,
+	DROPSCOPE_RULE_A_NETNS,
+	DROPSCOPE_RULE_A_L3,
+	DROPSCOPE_RULE_A_L4,
+	DROPSCOPE_RULE_A_HITS,
+	__DROPSCOPE_RULE_A_MAX
+};
+#define DROPSCOPE_RULE_A_MAX (__DROPSCOPE_RULE_A_MAX - 1)
+
+#define DROPSCOPE_MAX_RULES		1024
 
 #endif /* _UAPI_LINUX_DROPSCOPE_H */

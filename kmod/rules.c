@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Mask rules. They are applied when the per-CPU counters are folded, per
+ * site, never per drop: the drop path does not read them, so a rule set of
+ * any size costs it nothing and a change can never be seen half-made. A
+ * site is judged once per rule-set generation; the fold right before each
+ * change settles the drops counted under the old rules. Everything here
+ * runs under ds_lock.
+ */
+
+#include <linux/kallsyms.h>
+#include <linux/mm.h>
+#include <linux/netdevice.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+
+#include "dropscope.h"
+
+static bool ds_rule_matches(const struct ds_rule *r, const struct ds_site *s)
+{
+	return (!(r->match & DS_M_LOC) ||
+		(s->loc >= r->start && s->loc < r->end)) &&
+	       (!(r->match & DS_M_REASON) || s->reason == r->reason) &&
+	       (!(r->match & DS_M_IFINDEX) || s->ifindex == r->ifindex) &&
+	       (!(r->match & DS_M_NETNS) || s->netns == r->netns) &&
+	       (!(r->match & DS_M_L3) || s->l3 == r->l3) &&
+	       (!(r->match & DS_M_L4) || s->l4 == r->l4);
+}
+
+/*
+ * The verdict: masked by the first MASK rule that matches; else, with ONLY
+ * rules, shown if one matches (that one counts the hit), masked if none.
+ */
+void ds_rules_judge(struct ds_site *site)
+{
+	int only = -1;
+	u32 i;
+
+	site->rules_gen = ds.rules_gen;
+	site->rule = -1;
+	site->masked = false;
+	for (i = 0; i < ds.nrules; i++) {
+		const struct ds_rule *r = &ds.rules[i];
+
+		if (!ds_rule_matches(r, site))
+			continue;
+		if (r->mode == DROPSCOPE_RULE_MASK) {
+			site->rule = i;
+			site->masked = true;
+			return;
+		}
+		if (only < 0)
+			only = i;
+	}
+	site->rule = only;
+	site->masked = ds.nonly && only < 0;
+}
+
+/* Sites are keyed by packet fields only while some rule needs them. */
+static void ds_rules_changed(void)
+{
+	bool fields = false;
+	u32 i;
+
+	ds.nonly = 0;
+	for (i = 0; i < ds.nrules; i++) {
+		fields |= !!(ds.rules[i].match & DS_M_PACKET);
+		ds.nonly += ds.rules[i].mode == DROPSCOPE_RULE_ONLY;
+	}
+	WRITE_ONCE(ds_packet_fields, fields);
+	ds.rules_gen++;
+}
+
+static bool ds_netns_exists(u32 inum)
+{
+	struct net *net;
+	bool found = false;
+
+	rcu_read_lock();
+	for_each_net_rcu(net) {
+		if (net->ns.inum == inum) {
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+static bool ds_ifindex_exists(u32 ifindex, u32 netns)
+{
+	struct net_device *dev;
+	struct net *net;
+	bool found = false;
+
+	rcu_read_lock();
+	for_each_net_rcu(net) {
+		if (netns && net->ns.inum != netns)
+			continue;
+		dev = dev_get_by_index_rcu(net, ifindex);
+		if (dev) {
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/* Does kallsyms know the address? It renders unknown ones as "0x...". */
+static bool ds_is_symbol(unsigned long addr)
+{
+	char buf[KSYM_SYMBOL_LEN];
+
+	sprint_symbol_no_offset(buf, addr);
+	return strncmp(buf, "0x", 2) != 0;
+}
+
+/* Check a rule from userspace; the extack names the part that is wrong. */
+static int ds_rule_check(const struct ds_rule *r, struct genl_info *info)
+{
+	char name[64];
+
+	if (!r->match) {
+		NL_SET_ERR_MSG_MOD(info->extack, "empty rule: give at least one field to match");
+		return -EINVAL;
+	}
+	if ((r->match & DS_M_LOC) &&
+	    (r->start >= r->end || !ds_is_symbol(r->start) ||
+	     !ds_is_symbol(r->end - 1))) {
+		NL_SET_ERR_MSG_MOD(info->extack, "site: no kernel symbol at this address range");
+		return -EINVAL;
+	}
+	if ((r->match & DS_M_REASON) &&
+	    !ds_reason_name(r->reason, name, sizeof(name))) {
+		NL_SET_ERR_MSG_MOD(info->extack, "reason: the running kernel has no such drop reason");
+		return -EINVAL;
+	}
+	if ((r->match & DS_M_NETNS) && !ds_netns_exists(r->netns)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "netns: no network namespace has this inode");
+		return -ENOENT;
+	}
+	if ((r->match & DS_M_IFINDEX) &&
+	    !ds_ifindex_exists(r->ifindex,
+			       (r->match & DS_M_NETNS) ? r->netns : 0)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "dev: no device has this ifindex");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int ds_rule_add(struct ds_rule *rule, struct genl_info *info)
+{
+	int err;
+
+	lockdep_assert_held(&ds_lock);
+	err = ds_rule_check(rule, info);
+	if (err)
+		return err;
+	if (ds.nrules == DROPSCOPE_MAX_RULES) {
+		NL_SET_ERR_MSG_MOD(info->extack, "too many rules (the limit is 1024)");
+		return -ENOSPC;
+	}
+	if (!ds.rules) {
+		ds.rules = kvcalloc(DROPSCOPE_MAX_RULES, sizeof(*ds.rules),
+				    GFP_KERNEL);
+		if (!ds.rules)
+			return -ENOMEM;
+	}
+	/* what was counted so far was judged by the old rules */
+	ds_fold();
+	rule->id = ++ds.next_rule_id;
+	rule->hits = 0;
+	ds.rules[ds.nrules++] = *rule;
+	ds_rules_changed();
+	return 0;
+}
+
+int ds_rule_del(u32 id)
+{
+	u32 i;
+
+	lockdep_assert_held(&ds_lock);
+	for (i = 0; i < ds.nrules; i++)
+		if (ds.rules[i].id == id)
+			break;
+	if (i == ds.nrules)
+		return -ENOENT;
+	ds_fold();
+	memmove(&ds.rules[i], &ds.rules[i + 1],
+		(ds.nrules - i - 1) * sizeof(*ds.rules));
+	ds.nrules--;
+	ds_rules_changed();
+	return 0;
+}
+
+void ds_rules_clear(void)
+{
+	lockdep_assert_held(&ds_lock);
+	ds_fold();
+	ds.nrules = 0;
+	ds_rules_changed();
+}
+
+void ds_rules_free(void)
+{
+	kvfree(ds.rules);
+	ds.rules = NULL;
+	ds.nrules = 0;
+}

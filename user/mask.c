@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Mask rules: "mask add|only FIELD VALUE ...", "mask del ID", "mask list",
+ * "mask clear". Names are resolved here, against the running system:
+ * symbols from /proc/kallsyms, reasons from the module (the kernel's own
+ * names), devices by name, netns by their "ip netns" name.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <dirent.h>
+
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include "dropscope.h"
+
+#define DS_NETNS_DIR "/run/netns"
+
+static const struct ds_proto {
+	const char *name;
+	unsigned int value;
+} ds_l3[] = {
+	{ "ipv4", 0x0800 }, { "ip", 0x0800 }, { "ipv6", 0x86dd },
+	{ "arp", 0x0806 }, { "vlan", 0x8100 }, { "mpls", 0x8847 },
+	{ NULL, 0 },
+}, ds_l4[] = {
+	{ "icmp", 1 }, { "igmp", 2 }, { "tcp", 6 }, { "udp", 17 },
+	{ "gre", 47 }, { "esp", 50 }, { "icmpv6", 58 }, { "sctp", 132 },
+	{ "udplite", 136 }, { NULL, 0 },
+};
+
+static int ds_proto_parse(const struct ds_proto *t, const char *s,
+			  unsigned int max, unsigned int *v)
+{
+	uint64_t n;
+	char *end;
+
+	for (; t->name; t++) {
+		if (!strcmp(t->name, s)) {
+			*v = t->value;
+			return 0;
+		}
+	}
+	errno = 0;
+	n = strtoull(s, &end, 0);
+	if (errno || *end || !*s || n == 0 || n > max)
+		return -EINVAL;
+	*v = (unsigned int)n;
+	return 0;
+}
+
+static const char *ds_proto_name(const struct ds_proto *t, unsigned int v,
+				 char *buf, size_t len)
+{
+	for (; t->name; t++)
+		if (t->value == v)
+			return t->name;
+	snprintf(buf, len, "0x%x", v);
+	return buf;
+}
+
+/* An "ip netns" name, or an inode number. */
+static int ds_netns_parse(const char *s, uint32_t *inum)
+{
+	char path[512];
+	struct stat st;
+	uint64_t n;
+
+	if (!ds_parse_u64(s, 1, UINT32_MAX, &n)) {
+		*inum = (uint32_t)n;
+		return 0;
+	}
+	if (strchr(s, '/') || !strcmp(s, ".") || !strcmp(s, ".."))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%s", DS_NETNS_DIR, s);
+	if (stat(path, &st))
+		return -ENOENT;
+	*inum = (uint32_t)st.st_ino;
+	return 0;
+}
+
+static void ds_netns_name(uint32_t inum, char *buf, size_t len)
+{
+	DIR *d = opendir(DS_NETNS_DIR);
+	struct dirent *e;
+	char path[512];
+	struct stat st;
+
+	snprintf(buf, len, "%u", inum);
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", DS_NETNS_DIR, e->d_name);
+		if (e->d_name[0] != '.' && !stat(path, &st) &&
+		    st.st_ino == inum) {
+			snprintf(buf, len, "%.*s", (int)len - 1, e->d_name);
+			break;
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+static int ds_bad(const char *what, const char *value, const char *why)
+{
+	fprintf(stderr, "dropscope: mask: %s '%s': %s\n", what, value, why);
+	return DS_EUSAGE;
+}
+
+/* Load kallsyms on first use. */
+static int ds_ctx_syms(struct ds_ctx *ctx)
+{
+	FILE *f;
+	int err;
+
+	if (ctx->syms)
+		return 0;
+	f = fopen("/proc/kallsyms", "r");
+	if (!f) {
+		fprintf(stderr, "dropscope: cannot read /proc/kallsyms: %s\n",
+			strerror(errno));
+		return DS_EFAIL;
+	}
+	err = ds_syms_load(f, &ctx->syms);
+	fclose(f);
+	if (err == -EACCES) {
+		fprintf(stderr, "dropscope: /proc/kallsyms hides kernel addresses: run as root\n");
+		return DS_EPERM;
+	}
+	return err ? DS_EFAIL : 0;
+}
+
+/* Parse "FIELD VALUE ..." into a DROPSCOPE_A_RULE nest of msg. */
+static int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
+			 struct nl_msg *msg)
+{
+	unsigned int seen = 0, v;
+	struct ds_reasons r = { 0 };
+	uint64_t start, end;
+	uint32_t u32;
+	int i, err;
+
+	if (!argc || argc % 2)
+		return ds_bad("rule", argc ? argv[argc - 1] : "",
+			      "give FIELD VALUE pairs: site, reason, dev, l3, l4, netns");
+	for (i = 0; i < argc; i += 2) {
+		const char *f = argv[i], *val = argv[i + 1];
+		static const char *const fields[] = {
+			"site", "reason", "dev", "l3", "l4", "netns", NULL,
+		};
+		unsigned int bit;
+
+		for (bit = 0; fields[bit] && strcmp(fields[bit], f); bit++)
+			;
+		if (!fields[bit])
+			return ds_bad("field", f, "not one of site, reason, dev, l3, l4, netns");
+		if (seen & (1U << bit))
+			return ds_bad("field", f, "given twice");
+		seen |= 1U << bit;
+
+		if (!strcmp(f, "site")) {
+			err = ds_ctx_syms(ctx);
+			if (err)
+				return err;
+			err = ds_syms_resolve(ctx->syms, val, &start, &end);
+			if (err == -ENOENT)
+				return ds_bad("site", val, "no such kernel symbol");
+			if (err == -ENOTUNIQ)
+				return ds_bad("site", val, "several symbols have this name: give an address");
+			if (err == -ERANGE)
+				return ds_bad("site", val, "the offset is beyond the end of the function");
+			if (err)
+				return ds_bad("site", val, "not FUNC, FUNC+0xOFF or 0xADDRESS");
+			if (nla_put_u64(msg, DROPSCOPE_RULE_A_LOC_START, start) ||
+			    nla_put_u64(msg, DROPSCOPE_RULE_A_LOC_END, end))
+				return DS_EFAIL;
+		} else if (!strcmp(f, "reason")) {
+			size_t j;
+
+			err = ds_reasons_get(ctx, &r);
+			if (err)
+				return err;
+			for (j = 0; j < r.n && strcmp(r.v[j].name, val); j++)
+				;
+			u32 = j < r.n ? r.v[j].id : 0;
+			free(r.v);
+			r.v = NULL;
+			if (j == r.n)
+				return ds_bad("reason", val, "the running kernel has no such drop reason (see: show reasons all)");
+			if (nla_put_u32(msg, DROPSCOPE_RULE_A_REASON, u32))
+				return DS_EFAIL;
+		} else if (!strcmp(f, "dev")) {
+			uint64_t n;
+
+			if (!ds_parse_u64(val, 1, INT32_MAX, &n))
+				u32 = (uint32_t)n;
+			else if (!(u32 = if_nametoindex(val)))
+				return ds_bad("dev", val, "no such device");
+			if (nla_put_u32(msg, DROPSCOPE_RULE_A_IFINDEX, u32))
+				return DS_EFAIL;
+		} else if (!strcmp(f, "l3")) {
+			if (ds_proto_parse(ds_l3, val, 0xffff, &v))
+				return ds_bad("l3", val, "not ipv4, ipv6, arp, vlan, mpls or an ethertype");
+			if (nla_put_u16(msg, DROPSCOPE_RULE_A_L3, (uint16_t)v))
+				return DS_EFAIL;
+		} else if (!strcmp(f, "l4")) {
+			if (ds_proto_parse(ds_l4, val, 255, &v))
+				return ds_bad("l4", val, "not tcp, udp, icmp, icmpv6, sctp, gre, ... or a protocol number");
+			if (nla_put_u8(msg, DROPSCOPE_RULE_A_L4, (uint8_t)v))
+				return DS_EFAIL;
+		} else {
+			err = ds_netns_parse(val, &u32);
+			if (err)
+				return ds_bad("netns", val, "no such network namespace (ip netns list)");
+			if (nla_put_u32(msg, DROPSCOPE_RULE_A_NETNS, u32))
+				return DS_EFAIL;
+		}
+	}
+	return 0;
+}
+
+struct ds_rule_view {
+	uint32_t id;
+	uint8_t mode;
+	uint64_t hits;
+	struct nlattr *tb[DROPSCOPE_RULE_A_MAX + 1];
+};
+
+static int ds_rule_id_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+			 void *arg)
+{
+	struct nlattr *r[DROPSCOPE_RULE_A_MAX + 1];
+
+	(void)attrs;
+	(void)len;
+	if (!tb[DROPSCOPE_A_RULE] ||
+	    nla_parse_nested(r, DROPSCOPE_RULE_A_MAX, tb[DROPSCOPE_A_RULE],
+			     NULL) < 0 || !r[DROPSCOPE_RULE_A_ID])
+		return -EINVAL;
+	*(uint32_t *)arg = nla_get_u32(r[DROPSCOPE_RULE_A_ID]);
+	return 0;
+}
+
+static int ds_mask_add(struct ds_ctx *ctx, uint8_t mode, int argc,
+		       char **argv)
+{
+	struct nlattr *nest;
+	struct nl_msg *msg;
+	uint32_t id = 0;
+	int err;
+
+	err = ds_ctx_nl(ctx);
+	if (err)
+		return err;
+	msg = ds_nl_msg(ctx->nl, DROPSCOPE_CMD_MASK_ADD, false);
+	if (!msg)
+		return DS_EFAIL;
+	nest = nla_nest_start(msg, DROPSCOPE_A_RULE);
+	if (!nest || nla_put_u8(msg, DROPSCOPE_RULE_A_MODE, mode)) {
+		nlmsg_free(msg);
+		return DS_EFAIL;
+	}
+	err = ds_rule_parse(ctx, argc, argv, msg);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	nla_nest_end(msg, nest);
+	err = ds_nl_send(ctx->nl, msg, ds_rule_id_cb, &id);
+	if (err) {
+		fprintf(stderr, "dropscope: %s\n", ds_nl_error(ctx->nl));
+		return ds_nl_status(err);
+	}
+	if (ctx->json)
+		printf("{\"id\":%u}\n", id);
+	else
+		printf("rule %u added\n", id);
+	return DS_OK;
+}
+
+int cmd_mask_add(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		 char **argv)
+{
+	(void)self;
+	return ds_mask_add(ctx, DROPSCOPE_RULE_MASK, argc, argv);
+}
+
+int cmd_mask_only(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		  char **argv)
+{
+	(void)self;
+	return ds_mask_add(ctx, DROPSCOPE_RULE_ONLY, argc, argv);
+}
+
+int cmd_mask_del(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		 char **argv)
+{
+	struct nlattr *nest;
+	struct nl_msg *msg;
+	uint64_t id;
+	int err;
+
+	if (argc != 1 || ds_parse_u64(argv[0], 1, UINT32_MAX, &id)) {
+		fprintf(stderr, "dropscope: mask del: give a rule id (see: mask list)\nusage: %s %s\n",
+			self->name, self->args);
+		return DS_EUSAGE;
+	}
+	err = ds_ctx_nl(ctx);
+	if (err)
+		return err;
+	msg = ds_nl_msg(ctx->nl, DROPSCOPE_CMD_MASK_DEL, false);
+	if (!msg || !(nest = nla_nest_start(msg, DROPSCOPE_A_RULE)) ||
+	    nla_put_u32(msg, DROPSCOPE_RULE_A_ID, (uint32_t)id)) {
+		nlmsg_free(msg);
+		return DS_EFAIL;
+	}
+	nla_nest_end(msg, nest);
+	err = ds_nl_send(ctx->nl, msg, NULL, NULL);
+	if (err) {
+		fprintf(stderr, "dropscope: %s\n", ds_nl_error(ctx->nl));
+		return ds_nl_status(err);
+	}
+	return DS_OK;
+}
+
+int cmd_mask_clear(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		   char **argv)
+{
+	int err;
+
+	(void)argv;
+	if (argc) {
+		fprintf(stderr, "dropscope: %s takes no arguments\n", self->name);
+		return DS_EUSAGE;
+	}
+	err = ds_ctx_nl(ctx);
+	if (err)
+		return err;
+	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_MASK_CLEAR, NULL, NULL);
+	if (err) {
+		fprintf(stderr, "dropscope: %s\n", ds_nl_error(ctx->nl));
+		return ds_nl_status(err);
+	}
+	return DS_OK;
+}
+
+struct ds_rule_list {
+	struct ds_ctx *ctx;
+	struct ds_out o;
+	struct ds_reasons reasons;
+	unsigned int n;
+};
+
+/* Print one rule, as text or JSON. */
+static int ds_rule_print_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+			    void *arg)
+{
+	struct nlattr *r[DROPSCOPE_RULE_A_MAX + 1];
+	struct ds_rule_list *l = arg;
+	struct ds_out *o = &l->o;
+	char buf[256], val[64], line[512] = "";
+	const char *mode;
+	uint64_t hits;
+	size_t j;
+
+	(void)attrs;
+	(void)len;
+	if (!tb[DROPSCOPE_A_RULE] ||
+	    nla_parse_nested(r, DROPSCOPE_RULE_A_MAX, tb[DROPSCOPE_A_RULE],
+			     NULL) < 0 || !r[DROPSCOPE_RULE_A_ID] ||
+	    !r[DROPSCOPE_RULE_A_MODE] || !r[DROPSCOPE_RULE_A_HITS])
+		return -EINVAL;
+	mode = nla_get_u8(r[DROPSCOPE_RULE_A_MODE]) == DROPSCOPE_RULE_ONLY ?
+	       "only" : "mask";
+	hits = nla_get_u64(r[DROPSCOPE_RULE_A_HITS]);
+	if (o->json) {
+		ds_out_begin(o, NULL, '{');
+		ds_out_u64(o, "id", nla_get_u32(r[DROPSCOPE_RULE_A_ID]));
+		ds_out_str(o, "mode", mode);
+		ds_out_u64(o, "hits", hits);
+	}
+#define DS_FIELD(key, text) do {					\
+		if (o->json)						\
+			ds_out_str(o, key, text);			\
+		else							\
+			snprintf(line + strlen(line),			\
+				 sizeof(line) - strlen(line),		\
+				 " %s %s", key, text);			\
+	} while (0)
+	if (r[DROPSCOPE_RULE_A_LOC_START] && r[DROPSCOPE_RULE_A_LOC_END]) {
+		uint64_t s = nla_get_u64(r[DROPSCOPE_RULE_A_LOC_START]);
+		uint64_t e = nla_get_u64(r[DROPSCOPE_RULE_A_LOC_END]);
+
+		if (!ds_ctx_syms(l->ctx))
+			ds_syms_name(l->ctx->syms, s, buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, s);
+		DS_FIELD("site", buf);
+		if (o->json) {
+			snprintf(val, sizeof(val), "0x%" PRIx64, s);
+			ds_out_str(o, "start", val);
+			snprintf(val, sizeof(val), "0x%" PRIx64, e);
+			ds_out_str(o, "end", val);
+		}
+	}
+	if (r[DROPSCOPE_RULE_A_REASON]) {
+		uint32_t id = nla_get_u32(r[DROPSCOPE_RULE_A_REASON]);
+
+		snprintf(val, sizeof(val), "%u", id);
+		for (j = 0; j < l->reasons.n; j++)
+			if (l->reasons.v[j].id == id)
+				snprintf(val, sizeof(val), "%s",
+					 l->reasons.v[j].name);
+		DS_FIELD("reason", val);
+	}
+	if (r[DROPSCOPE_RULE_A_IFINDEX]) {
+		uint32_t ifi = nla_get_u32(r[DROPSCOPE_RULE_A_IFINDEX]);
+		char name[IF_NAMESIZE];
+
+		if (!if_indextoname(ifi, name))
+			snprintf(name, sizeof(name), "%u", ifi);
+		DS_FIELD("dev", name);
+	}
+	if (r[DROPSCOPE_RULE_A_L3])
+		DS_FIELD("l3", ds_proto_name(ds_l3,
+			 nla_get_u16(r[DROPSCOPE_RULE_A_L3]), val, sizeof(val)));
+	if (r[DROPSCOPE_RULE_A_L4])
+		DS_FIELD("l4", ds_proto_name(ds_l4,
+			 nla_get_u8(r[DROPSCOPE_RULE_A_L4]), val, sizeof(val)));
+	if (r[DROPSCOPE_RULE_A_NETNS]) {
+		ds_netns_name(nla_get_u32(r[DROPSCOPE_RULE_A_NETNS]), val,
+			      sizeof(val));
+		DS_FIELD("netns", val);
+	}
+#undef DS_FIELD
+	if (o->json)
+		ds_out_end(o, '}');
+	else
+		printf("%4u  %-4s %12" PRIu64 " %s\n",
+		       nla_get_u32(r[DROPSCOPE_RULE_A_ID]), mode, hits, line);
+	l->n++;
+	return 0;
+}
+
+int cmd_mask_list(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		  char **argv)
+{
+	struct ds_rule_list l = { .ctx = ctx, .o = { .f = stdout, .json = ctx->json } };
+	int err;
+
+	(void)argv;
+	if (argc) {
+		fprintf(stderr, "dropscope: %s takes no arguments\n", self->name);
+		return DS_EUSAGE;
+	}
+	err = ds_reasons_get(ctx, &l.reasons);
+	if (err)
+		return err;
+	if (ctx->json)
+		ds_out_begin(&l.o, NULL, '[');
+	else
+		printf("%4s  %-4s %12s  %s\n", "ID", "MODE", "HITS", "MATCH");
+	err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_MASK_GET, ds_rule_print_cb, &l);
+	free(l.reasons.v);
+	if (ctx->json)
+		ds_out_end(&l.o, ']');
+	if (err) {
+		fprintf(stderr, "dropscope: %s\n", ds_nl_error(ctx->nl));
+		return ds_nl_status(err);
+	}
+	return DS_OK;
+}
