@@ -154,9 +154,10 @@ static int ds_cmd_reset(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-/* Build a reply to info and send it; fill puts the attributes. */
+/* Build a reply to info and send it; fill puts the attributes of arg. */
 static int ds_reply(struct genl_info *info, u8 cmd,
-		    int (*fill)(struct sk_buff *skb))
+		    int (*fill)(struct sk_buff *skb, const void *arg),
+		    const void *arg)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -170,7 +171,7 @@ static int ds_reply(struct genl_info *info, u8 cmd,
 		err = -EMSGSIZE;
 		goto err;
 	}
-	err = fill(msg);
+	err = fill(msg, arg);
 	if (err)
 		goto err;
 	genlmsg_end(msg, hdr);
@@ -180,7 +181,7 @@ err:
 	return err;
 }
 
-static int ds_fill_config(struct sk_buff *msg)
+static int ds_fill_config(struct sk_buff *msg, const void *arg)
 {
 	if (nla_put_u8(msg, DROPSCOPE_A_RUNNING, ds.running) ||
 	    nla_put_u32(msg, DROPSCOPE_A_INTERVAL_MS, ds.interval_ms) ||
@@ -195,7 +196,7 @@ static int ds_fill_config(struct sk_buff *msg)
 
 static int ds_cmd_config_get(struct sk_buff *skb, struct genl_info *info)
 {
-	return ds_reply(info, DROPSCOPE_CMD_CONFIG_GET, ds_fill_config);
+	return ds_reply(info, DROPSCOPE_CMD_CONFIG_GET, ds_fill_config, NULL);
 }
 
 static int ds_cmd_config_set(struct sk_buff *skb, struct genl_info *info)
@@ -223,7 +224,7 @@ static int ds_cmd_config_set(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-static int ds_fill_stats(struct sk_buff *msg)
+static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 {
 	struct nlattr *nest;
 
@@ -264,32 +265,36 @@ static int ds_fill_stats(struct sk_buff *msg)
 static int ds_cmd_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
 	ds_fold();
-	return ds_reply(info, DROPSCOPE_CMD_STATS_GET, ds_fill_stats);
+	return ds_reply(info, DROPSCOPE_CMD_STATS_GET, ds_fill_stats, NULL);
 }
 
 /*
- * Sites dump: cb->args[0] is the next site index, cb->args[1] is set once
- * the per-CPU counters were folded for this dump.
+ * Dump an array that lives under ds_lock (sites, rules), one message per
+ * element. cb->args[0] is the next index; cb->args[1] is set once the
+ * per-CPU counters were folded for this dump; a change of *gen between
+ * two parts flags the dump as interrupted.
  */
-static int ds_dump_sites(struct sk_buff *skb, struct netlink_callback *cb)
+static int ds_dump_array(struct sk_buff *skb, struct netlink_callback *cb,
+			 u8 cmd, const u32 *gen, const u32 *n,
+			 int (*put)(struct sk_buff *skb, u32 i))
 {
-	u32 i;
 	void *hdr;
+	u32 i;
 
 	mutex_lock(&ds_lock);
 	if (!cb->args[1]) {
 		ds_fold();
 		cb->args[1] = 1;
 	}
-	cb->seq = ds.generation;
-	for (i = cb->args[0]; i < ds.nsites; i++) {
+	cb->seq = *gen;
+	for (i = cb->args[0]; i < *n; i++) {
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, &ds_family, NLM_F_MULTI,
-				  DROPSCOPE_CMD_SITES_GET);
+				  cmd);
 		if (!hdr)
 			break;
 		nl_dump_check_consistent(cb, nlmsg_hdr(skb));
-		if (ds_nl_put_site(skb, ds.sites[i], false)) {
+		if (put(skb, i)) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
@@ -298,6 +303,17 @@ static int ds_dump_sites(struct sk_buff *skb, struct netlink_callback *cb)
 	cb->args[0] = i;
 	mutex_unlock(&ds_lock);
 	return skb->len;
+}
+
+static int ds_put_site_i(struct sk_buff *skb, u32 i)
+{
+	return ds_nl_put_site(skb, ds.sites[i], false);
+}
+
+static int ds_dump_sites(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return ds_dump_array(skb, cb, DROPSCOPE_CMD_SITES_GET, &ds.generation,
+			     &ds.nsites, ds_put_site_i);
 }
 
 /* Reasons dump: cb->args[0] is the reason cursor of ds_reason_next(). */
@@ -329,8 +345,9 @@ static int ds_dump_reasons(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-static int ds_put_rule(struct sk_buff *skb, const struct ds_rule *r)
+static int ds_put_rule(struct sk_buff *skb, const void *arg)
 {
+	const struct ds_rule *r = arg;
 	struct nlattr *nest = nla_nest_start(skb, DROPSCOPE_A_RULE);
 
 	if (!nest ||
@@ -361,17 +378,10 @@ static int ds_put_rule(struct sk_buff *skb, const struct ds_rule *r)
 	return 0;
 }
 
-static struct ds_rule ds_new_rule;	/* for ds_fill_new_rule; ds_lock */
-
-static int ds_fill_new_rule(struct sk_buff *msg)
-{
-	return ds_put_rule(msg, &ds_new_rule);
-}
-
 static int ds_cmd_mask_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[DROPSCOPE_RULE_A_MAX + 1];
-	struct ds_rule *r = &ds_new_rule;
+	struct ds_rule rule = { 0 }, *r = &rule;
 	int err;
 
 	if (!info->attrs[DROPSCOPE_A_RULE]) {
@@ -393,7 +403,6 @@ static int ds_cmd_mask_add(struct sk_buff *skb, struct genl_info *info)
 				   "site: give both start and end of the range");
 		return -EINVAL;
 	}
-	memset(r, 0, sizeof(*r));
 	if (tb[DROPSCOPE_RULE_A_MODE])
 		r->mode = nla_get_u8(tb[DROPSCOPE_RULE_A_MODE]);
 	if (tb[DROPSCOPE_RULE_A_LOC_START]) {
@@ -424,7 +433,7 @@ static int ds_cmd_mask_add(struct sk_buff *skb, struct genl_info *info)
 	err = ds_rule_add(r, info);
 	if (err)
 		return err;
-	return ds_reply(info, DROPSCOPE_CMD_MASK_ADD, ds_fill_new_rule);
+	return ds_reply(info, DROPSCOPE_CMD_MASK_ADD, ds_put_rule, r);
 }
 
 static int ds_cmd_mask_del(struct sk_buff *skb, struct genl_info *info)
@@ -458,34 +467,16 @@ static int ds_cmd_mask_clear(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-/* Rules dump: cb->args[0] is the next rule index; hits are folded first. */
+static int ds_put_rule_i(struct sk_buff *skb, u32 i)
+{
+	return ds_put_rule(skb, &ds.rules[i]);
+}
+
+/* Rules dump: hits are folded first. */
 static int ds_dump_rules(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	void *hdr;
-	u32 i;
-
-	mutex_lock(&ds_lock);
-	if (!cb->args[1]) {
-		ds_fold();
-		cb->args[1] = 1;
-	}
-	cb->seq = ds.rules_gen;
-	for (i = cb->args[0]; i < ds.nrules; i++) {
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &ds_family, NLM_F_MULTI,
-				  DROPSCOPE_CMD_MASK_GET);
-		if (!hdr)
-			break;
-		nl_dump_check_consistent(cb, nlmsg_hdr(skb));
-		if (ds_put_rule(skb, &ds.rules[i])) {
-			genlmsg_cancel(skb, hdr);
-			break;
-		}
-		genlmsg_end(skb, hdr);
-	}
-	cb->args[0] = i;
-	mutex_unlock(&ds_lock);
-	return skb->len;
+	return ds_dump_array(skb, cb, DROPSCOPE_CMD_MASK_GET, &ds.rules_gen,
+			     &ds.nrules, ds_put_rule_i);
 }
 
 /*

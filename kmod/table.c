@@ -68,10 +68,16 @@ static bool ds_attached;
  */
 bool ds_packet_fields __read_mostly;
 
-static u32 ds_hash(unsigned long loc, u64 rk, u64 pk)
+static unsigned int ds_hash_shift __read_mostly;	/* 64 - ds_slot_bits */
+
+/*
+ * The hash covers location and reason only: keys that differ by packet
+ * fields alone sit next to each other, found by the linear probing.
+ */
+static __always_inline u32 ds_hash(unsigned long loc, u32 reason)
 {
-	return hash_64((u64)loc ^ (rk << 40) ^ (rk >> 7) ^ (pk << 23),
-		       ds_slot_bits);
+	return ((u64)loc ^ ((u64)reason << 52)) * GOLDEN_RATIO_64 >>
+	       ds_hash_shift;
 }
 
 /* The packet's device, netns and protocols, packed into the key. */
@@ -133,18 +139,14 @@ out:
 	local_irq_restore(flags);
 }
 
-static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
+/* Find the key's slot from i on, and count; claim one if it is new. */
+static __always_inline void ds_count(struct ds_cpu *c, unsigned long loc,
+				     u64 rk, u64 pk, u32 i)
 {
-	struct ds_cpu *c = this_cpu_ptr(&ds_cpus);
 	u32 mask = (1U << ds_slot_bits) - 1;
-	unsigned long loc = (unsigned long)location;
-	u64 rk = reason, pk = 0;
 	struct ds_slot *s;
-	u32 i;
 
-	if (READ_ONCE(ds_packet_fields))
-		ds_packet_key(skb, &rk, &pk);
-	for (i = ds_hash(loc, rk, pk);; i = (i + 1) & mask) {
+	for (;; i = (i + 1) & mask) {
 		s = &c->slots[i];
 		if (likely(s->loc == loc && s->rk == rk && s->pk == pk)) {
 			local64_inc(&s->count);
@@ -154,6 +156,27 @@ static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 			break;
 	}
 	ds_claim(c, loc, rk, pk, i);
+}
+
+/* Out of line: the common probe keeps its registers for itself. */
+static noinline void ds_count_packet(struct ds_cpu *c, struct sk_buff *skb,
+				     unsigned long loc, u32 reason)
+{
+	u64 rk = reason, pk;
+
+	ds_packet_key(skb, &rk, &pk);
+	ds_count(c, loc, rk, pk, ds_hash(loc, reason));
+}
+
+static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
+{
+	struct ds_cpu *c = this_cpu_ptr(&ds_cpus);
+	unsigned long loc = (unsigned long)location;
+
+	if (unlikely(READ_ONCE(ds_packet_fields)))
+		ds_count_packet(c, skb, loc, reason);
+	else
+		ds_count(c, loc, reason, 0, ds_hash(loc, reason));
 }
 
 int ds_probe_attach(void)
@@ -273,6 +296,7 @@ int ds_table_init(void)
 	size_t nslots;
 
 	ds_slot_bits = ilog2(roundup_pow_of_two(ds_capacity)) + 1;
+	ds_hash_shift = 64 - ds_slot_bits;
 	nslots = 1UL << ds_slot_bits;
 	for_each_possible_cpu(cpu) {
 		struct ds_cpu *c = per_cpu_ptr(&ds_cpus, cpu);

@@ -44,46 +44,24 @@ int ds_ctx_nl(struct ds_ctx *ctx)
 	return 0;
 }
 
-static int ds_simple(struct ds_ctx *ctx, uint8_t cmd, const char *done)
+/* start, stop, reset, mask clear: a command with no arguments */
+static int cmd_simple(struct ds_ctx *ctx, const struct ds_cmd *self,
+		      int argc, char **argv)
 {
 	int err;
 
+	(void)argv;
+	if (argc)
+		return ds_usage(self, "takes no arguments");
 	err = ds_ctx_nl(ctx);
 	if (err)
 		return err;
-	err = ds_nl_do(ctx->nl, cmd, NULL, NULL);
+	err = ds_nl_do(ctx->nl, (uint8_t)self->arg, NULL, NULL);
 	if (err)
 		return ds_fail(ctx, err);
 	if (!ctx->json && ctx->interactive)
-		printf("%s\n", done);
+		printf("%s: done\n", self->name);
 	return DS_OK;
-}
-
-static int cmd_start(struct ds_ctx *ctx, const struct ds_cmd *self,
-			int argc, char **argv)
-{
-	(void)argv;
-	if (argc)
-		return ds_usage(self, "takes no arguments");
-	return ds_simple(ctx, DROPSCOPE_CMD_START, "monitoring started");
-}
-
-static int cmd_stop(struct ds_ctx *ctx, const struct ds_cmd *self,
-			int argc, char **argv)
-{
-	(void)argv;
-	if (argc)
-		return ds_usage(self, "takes no arguments");
-	return ds_simple(ctx, DROPSCOPE_CMD_STOP, "monitoring stopped");
-}
-
-static int cmd_reset(struct ds_ctx *ctx, const struct ds_cmd *self,
-			int argc, char **argv)
-{
-	(void)argv;
-	if (argc)
-		return ds_usage(self, "takes no arguments");
-	return ds_simple(ctx, DROPSCOPE_CMD_RESET, "counters reset");
 }
 
 struct ds_config {
@@ -196,27 +174,16 @@ static int cmd_set_interval(struct ds_ctx *ctx, const struct ds_cmd *self,
 			     "interval set to (ms)");
 }
 
-/* set threshold|top|ratelimit N: the attribute is in the table entry. */
+/* set threshold|top|ratelimit N: the attribute is the entry's arg. */
 static int cmd_set_count(struct ds_ctx *ctx, const struct ds_cmd *self,
 			 int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int attr;
-		uint64_t max;
-	} knobs[] = {
-		{ "set threshold", DROPSCOPE_A_THRESHOLD, UINT32_MAX },
-		{ "set top", DROPSCOPE_A_TOP, UINT32_MAX },
-		{ "set ratelimit", DROPSCOPE_A_RATELIMIT, 1000000 },
-	};
-	size_t i;
+	uint64_t max = self->arg == DROPSCOPE_A_RATELIMIT ? 1000000 : UINT32_MAX;
 	uint64_t v;
 
-	for (i = 0; strcmp(knobs[i].name, self->name); i++)
-		;
-	if (argc != 1 || ds_parse_u64(argv[0], 0, knobs[i].max, &v))
+	if (argc != 1 || ds_parse_u64(argv[0], 0, max, &v))
 		return ds_usage(self, "needs a number (0 turns it off)");
-	return ds_config_set(ctx, knobs[i].attr, (uint32_t)v, self->name + 4);
+	return ds_config_set(ctx, self->arg, (uint32_t)v, self->name + 4);
 }
 
 struct ds_sites {
@@ -554,36 +521,43 @@ static int cmd_quit(struct ds_ctx *ctx, const struct ds_cmd *self,
 }
 
 const struct ds_cmd ds_cmds[] = {
-	{ "start", cmd_start, "", "start monitoring (totals start from zero)" },
-	{ "stop", cmd_stop, "", "stop monitoring; totals stay readable" },
-	{ "status", cmd_status, "", "monitoring state, interval, capacity" },
+	{ "start", cmd_simple, "", "start monitoring (totals start from zero)",
+	  DROPSCOPE_CMD_START },
+	{ "stop", cmd_simple, "", "stop monitoring; totals stay readable",
+	  DROPSCOPE_CMD_STOP },
+	{ "status", cmd_status, "", "monitoring state, interval, capacity", 0 },
 	{ "set interval", cmd_set_interval, "DURATION",
-	  "alert interval, 10ms to 60s (e.g. 250ms, 2s)" },
+	  "alert interval, 10ms to 60s (e.g. 250ms, 2s)", 0 },
 	{ "set threshold", cmd_set_count, "N",
-	  "alert a site once N drops accumulated (0: every change)" },
-	{ "set top", cmd_set_count, "N", "at most N sites per alert round (0: all)" },
+	  "alert a site once N drops accumulated (0: every change)",
+	  DROPSCOPE_A_THRESHOLD },
+	{ "set top", cmd_set_count, "N", "at most N sites per alert round (0: all)",
+	  DROPSCOPE_A_TOP },
 	{ "set ratelimit", cmd_set_count, "N",
-	  "at most N alert messages per second (0: no cap)" },
+	  "at most N alert messages per second (0: no cap)",
+	  DROPSCOPE_A_RATELIMIT },
 	{ "show sites", cmd_show_sites, "[all] [top N]",
-	  "drop sites by count; all: masked sites too" },
+	  "drop sites by count; all: masked sites too", 0 },
 	{ "show reasons", cmd_show_reasons, "[all]",
-	  "drops by reason; all: every reason this kernel knows" },
-	{ "show stats", cmd_show_stats, "", "drops seen, shown, masked, overflow, alerts" },
-	{ "show masks", cmd_mask_list, "", "the mask rules with their hit counts" },
+	  "drops by reason; all: every reason this kernel knows", 0 },
+	{ "show stats", cmd_show_stats, "", "drops seen, shown, masked, overflow, alerts", 0 },
+	{ "show masks", cmd_mask_list, "", "the mask rules with their hit counts", 0 },
 	{ "mask add", cmd_mask_add, "FIELD VALUE ...",
-	  "hide drops matching all fields: site, reason, dev, l3, l4, netns" },
+	  "hide drops matching all fields: site, reason, dev, l3, l4, netns", 0 },
 	{ "mask only", cmd_mask_only, "FIELD VALUE ...",
-	  "show only drops matching this (or another only) rule" },
-	{ "mask del", cmd_mask_del, "ID", "remove a rule" },
-	{ "mask list", cmd_mask_list, "", "the rules with their hit counts" },
-	{ "mask clear", cmd_mask_clear, "", "remove every rule" },
-	{ "reset", cmd_reset, "", "set all totals and statistics to zero" },
+	  "show only drops matching this (or another only) rule", 0 },
+	{ "mask del", cmd_mask_del, "ID", "remove a rule", 0 },
+	{ "mask list", cmd_mask_list, "", "the rules with their hit counts", 0 },
+	{ "mask clear", cmd_simple, "", "remove every rule",
+	  DROPSCOPE_CMD_MASK_CLEAR },
+	{ "reset", cmd_simple, "", "set all totals and statistics to zero",
+	  DROPSCOPE_CMD_RESET },
 	{ "watch", cmd_watch, "[rounds N] [timeout DURATION]",
-	  "stream alerts until q, Enter or Ctrl-C" },
-	{ "help", cmd_help, "[COMMAND]", "this list, or one command" },
-	{ "quit", cmd_quit, "", "leave the shell (also: exit, Ctrl-D)" },
-	{ "exit", cmd_quit, "", "leave the shell" },
-	{ NULL, NULL, NULL, NULL },
+	  "stream alerts until q, Enter or Ctrl-C", 0 },
+	{ "help", cmd_help, "[COMMAND]", "this list, or one command", 0 },
+	{ "quit", cmd_quit, "", "leave the shell (also: exit, Ctrl-D)", 0 },
+	{ "exit", cmd_quit, "", "leave the shell", 0 },
+	{ NULL, NULL, NULL, NULL, 0 },
 };
 
 /* Does the command name start with these words? Returns words matched. */

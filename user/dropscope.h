@@ -116,6 +116,7 @@ struct ds_cmd {
 		  char **argv);
 	const char *args;	/* usage of the arguments */
 	const char *help;
+	int arg;		/* for shared handlers: a command or attribute */
 };
 
 extern const struct ds_cmd ds_cmds[];
@@ -147,8 +148,6 @@ int cmd_mask_only(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		  char **argv);
 int cmd_mask_del(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		 char **argv);
-int cmd_mask_clear(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
-		   char **argv);
 int cmd_mask_list(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		  char **argv);
 

@@ -325,27 +325,6 @@ int cmd_mask_del(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	return DS_OK;
 }
 
-int cmd_mask_clear(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
-		   char **argv)
-{
-	int err;
-
-	(void)argv;
-	if (argc) {
-		fprintf(stderr, "dropscope: %s takes no arguments\n", self->name);
-		return DS_EUSAGE;
-	}
-	err = ds_ctx_nl(ctx);
-	if (err)
-		return err;
-	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_MASK_CLEAR, NULL, NULL);
-	if (err) {
-		fprintf(stderr, "dropscope: %s\n", ds_nl_error(ctx->nl));
-		return ds_nl_status(err);
-	}
-	return DS_OK;
-}
-
 struct ds_rule_list {
 	struct ds_ctx *ctx;
 	struct ds_out o;
