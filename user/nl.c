@@ -318,7 +318,7 @@ bool ds_nl_gone(struct ds_nl *nl)
 
 int ds_nl_join_alerts(struct ds_nl *nl)
 {
-	int grp, err;
+	int grp, err, one = 1;
 
 	grp = genl_ctrl_resolve_grp(nl->sk, DROPSCOPE_GENL_NAME,
 				    DROPSCOPE_MCGRP_ALERTS);
@@ -336,6 +336,9 @@ int ds_nl_join_alerts(struct ds_nl *nl)
 	grp = genl_ctrl_resolve_grp(nl->sk, "nlctrl", "notify");
 	if (grp >= 0)
 		nl_socket_add_membership(nl->sk, grp);
+	/* let the kernel know, and count, when our buffer overflows */
+	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK,
+		   NETLINK_BROADCAST_ERROR, &one, sizeof(one));
 	/* alerts are not answers to our requests */
 	nl_socket_disable_seq_check(nl->sk);
 	nl_socket_set_buffer_size(nl->sk, 4 << 20, 0);

@@ -6,6 +6,9 @@
  *   nlpoke CMD [TYPE:ATTR=VALUE ...]   TYPE is u8, u32, u64 or str
  *   nlpoke dCMD ...                    the same as a dump request
  *   nlpoke join                        join the alert group
+ *   nlpoke stall SECONDS               join with a small buffer, read
+ *                                      nothing for that long, then read:
+ *                                      prints "overrun" if alerts were lost
  *
  * Prints "ok", or "error ERRNO_NAME: MESSAGE" with the extended ack, and
  * exits 0 or 1.
@@ -14,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <netlink/attr.h>
 #include <netlink/msg.h>
@@ -53,6 +58,22 @@ int main(int argc, char **argv)
 	err = ds_nl_open(&nl);
 	if (!err && !strcmp(argv[1], "join")) {
 		err = ds_nl_join_alerts(nl);
+	} else if (!err && !strcmp(argv[1], "stall") && argc == 3) {
+		int small = 1;	/* the kernel rounds it up to its minimum */
+
+		err = ds_nl_join_alerts(nl);
+		if (!err) {
+			setsockopt(ds_nl_fd(nl), SOL_SOCKET, SO_RCVBUF, &small,
+				   sizeof(small));
+			printf("joined\n");
+			fflush(stdout);
+			sleep((unsigned int)atoi(argv[2]));
+			err = ds_nl_recv_alerts(nl, NULL, NULL);
+			if (err == -ENOBUFS) {
+				printf("overrun\n");
+				err = 0;
+			}
+		}
 	} else if (!err) {
 		bool dump = argv[1][0] == 'd';
 

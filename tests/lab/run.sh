@@ -190,6 +190,23 @@ else
 fi
 check "batching: alert deltas add up to the total" "$($KC sum "$TMP/batch.json")" "$deltas"
 
+# --- a listener that does not read: lost alerts are counted --------------------
+$DS set interval 10ms
+$DS start
+$BIN/nlpoke stall 4 > "$TMP/stall.out" &
+staller=$!
+wait_for 10 grep -q joined "$TMP/stall.out"
+$BIN/dropgen -d 2000 udp 100000000 $UDP_CLOSED > /dev/null
+wait $staller
+lost=$($DS -j show stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["alerts_lost"])')
+if [ "$lost" -gt 0 ] && grep -q overrun "$TMP/stall.out"; then
+	ok "a full listener: $lost alert messages counted as lost, the listener told"
+else
+	fail "a full listener: lost alerts counted" "alerts_lost=$lost" "$(cat "$TMP/stall.out")"
+fi
+$DS stop
+$DS set interval 1s
+
 # --- permissions --------------------------------------------------------------
 nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all "$@"; }
 perm=""

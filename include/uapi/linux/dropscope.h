@@ -35,8 +35,10 @@
  * also carries DROPSCOPE_A_OVERFLOW_DELTA when the overflow counter moved.
  * Stopping sends a final round with what changed since the last one. Alert
  * messages that could not be delivered to some listener (its receive buffer
- * was full) are counted in DROPSCOPE_STATS_A_ALERTS_LOST; that listener also
- * sees ENOBUFS on its socket.
+ * was full) are counted in DROPSCOPE_STATS_A_ALERTS_LOST when that listener
+ * set the NETLINK_BROADCAST_ERROR socket option (the CLI does: without it
+ * the kernel does not tell the sender); every such listener sees ENOBUFS
+ * on its socket.
  *
  * Commands
  * --------
