@@ -378,19 +378,25 @@ static int ds_put_rule(struct sk_buff *skb, const void *arg)
 	return 0;
 }
 
+/* The DROPSCOPE_A_RULE nest of a MASK_ADD or MASK_DEL request, parsed. */
+static int ds_rule_nest(struct genl_info *info, struct nlattr **tb)
+{
+	if (!info->attrs[DROPSCOPE_A_RULE]) {
+		NL_SET_ERR_MSG_MOD(info->extack, "no rule given");
+		return -EINVAL;
+	}
+	return nla_parse_nested(tb, DROPSCOPE_RULE_A_MAX,
+				info->attrs[DROPSCOPE_A_RULE], ds_rule_policy,
+				info->extack);
+}
+
 static int ds_cmd_mask_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[DROPSCOPE_RULE_A_MAX + 1];
 	struct ds_rule rule = { 0 }, *r = &rule;
 	int err;
 
-	if (!info->attrs[DROPSCOPE_A_RULE]) {
-		NL_SET_ERR_MSG_MOD(info->extack, "no rule given");
-		return -EINVAL;
-	}
-	err = nla_parse_nested(tb, DROPSCOPE_RULE_A_MAX,
-			       info->attrs[DROPSCOPE_A_RULE], ds_rule_policy,
-			       info->extack);
+	err = ds_rule_nest(info, tb);
 	if (err)
 		return err;
 	if (tb[DROPSCOPE_RULE_A_ID]) {
@@ -441,13 +447,7 @@ static int ds_cmd_mask_del(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *tb[DROPSCOPE_RULE_A_MAX + 1];
 	int err;
 
-	if (!info->attrs[DROPSCOPE_A_RULE]) {
-		NL_SET_ERR_MSG_MOD(info->extack, "no rule given");
-		return -EINVAL;
-	}
-	err = nla_parse_nested(tb, DROPSCOPE_RULE_A_MAX,
-			       info->attrs[DROPSCOPE_A_RULE], ds_rule_policy,
-			       info->extack);
+	err = ds_rule_nest(info, tb);
 	if (err)
 		return err;
 	if (!tb[DROPSCOPE_RULE_A_ID]) {
