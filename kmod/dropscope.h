@@ -19,7 +19,7 @@
 struct ds_site {
 	unsigned long loc;
 	u32 reason;
-	u32 ifindex;		/* packet fields: 0 unless ds_packet_fields */
+	u32 ifindex;		/* packet fields: 0 unless a rule uses them */
 	u32 netns;
 	u16 l3;
 	u8 l4;
@@ -54,6 +54,17 @@ struct ds_rule {
 #define DS_M_L3		BIT(4)
 #define DS_M_L4		BIT(5)
 #define DS_M_PACKET	(DS_M_IFINDEX | DS_M_NETNS | DS_M_L3 | DS_M_L4)
+
+/* The packet fields a drop can be keyed by: DS_M_IFINDEX >> 2 on. */
+enum {
+	DS_F_IFINDEX,
+	DS_F_NETNS,
+	DS_F_L3,
+	DS_F_L4,
+	DS_F_COUNT
+};
+
+#define DS_M_TO_FIELDS(m)	(((m) & DS_M_PACKET) >> 2)
 
 /*
  * Global state. ds_lock serialises netlink commands (taken in pre_doit),
@@ -111,7 +122,7 @@ void ds_table_clear(void);
 
 void ds_fold(void);
 void ds_table_forget_sites(void);
-extern bool ds_packet_fields;
+void ds_table_set_fields(u32 fields);
 
 /* sites.c: the folded view */
 struct ds_site *ds_site_get(unsigned long loc, u64 rk, u64 pk);

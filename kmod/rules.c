@@ -2,7 +2,8 @@
 /*
  * Mask rules. They are applied when the per-CPU counters are folded, per
  * site, never per drop: the drop path does not read them, so a rule set of
- * any size costs it nothing and a change can never be seen half-made. A
+ * any size costs it nothing and a change can never be seen half-made. The
+ * drop path only keys drops by the packet fields the rules match on. A
  * site is judged once per rule-set generation; the fold right before each
  * change settles the drops counted under the old rules. Everything here
  * runs under ds_lock.
@@ -56,18 +57,29 @@ void ds_rules_judge(struct ds_site *site)
 	site->masked = ds.nonly && only < 0;
 }
 
-/* Sites are keyed by packet fields only while some rule needs them. */
+/* The packet fields the rules match on, as DS_F_* bits. */
+static u32 ds_rules_fields(void)
+{
+	u32 i, m = 0;
+
+	for (i = 0; i < ds.nrules; i++)
+		m |= ds.rules[i].match;
+	return DS_M_TO_FIELDS(m);
+}
+
+/*
+ * Drops are keyed by the packet fields the rules use and no others. A
+ * field a new rule needs was turned on before the fold that preceded the
+ * change; one that no rule needs any more is turned off here, after it.
+ */
 static void ds_rules_changed(void)
 {
-	bool fields = false;
 	u32 i;
 
 	ds.nonly = 0;
-	for (i = 0; i < ds.nrules; i++) {
-		fields |= !!(ds.rules[i].match & DS_M_PACKET);
+	for (i = 0; i < ds.nrules; i++)
 		ds.nonly += ds.rules[i].mode == DROPSCOPE_RULE_ONLY;
-	}
-	WRITE_ONCE(ds_packet_fields, fields);
+	ds_table_set_fields(ds_rules_fields());
 	ds.rules_gen++;
 }
 
@@ -167,7 +179,8 @@ int ds_rule_add(struct ds_rule *rule, struct genl_info *info)
 		if (!ds.rules)
 			return -ENOMEM;
 	}
-	/* what was counted so far was judged by the old rules */
+	/* key drops by the rule's fields before the old rules judge */
+	ds_table_set_fields(ds_rules_fields() | DS_M_TO_FIELDS(rule->match));
 	ds_fold();
 	rule->id = ++ds.next_rule_id;
 	rule->hits = 0;

@@ -3,8 +3,8 @@
  * The drop path: one table per CPU, filled by the skb:kfree_skb probe, and
  * the folder that turns the per-CPU counts into sites.
  *
- * A key is (location, reason), plus the packet's device, netns and
- * protocols while some mask rule needs them (ds_packet_fields).
+ * A key is (location, reason), plus those of the packet's device, netns
+ * and protocols that some mask rule matches on (ds_packet_key()).
  * A table is an open-addressing hash of keys with twice
  * as many slots as ds_capacity, so that linear probing always meets an empty
  * slot. The probe runs in any context, hard IRQ included, with preemption
@@ -19,12 +19,14 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/irqflags.h>
+#include <linux/jump_label.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
+#include <linux/uaccess.h>
 #include <asm/local64.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
@@ -63,45 +65,118 @@ static unsigned int ds_slot_bits;
 static bool ds_attached;
 
 /*
- * Set while some mask rule matches on packet fields: sites are then keyed
- * by the packet's device, netns and protocols too. Read once per drop.
+ * The packet fields some mask rule matches on, one static key each, and
+ * ds_packet_fields while any of them is on: a drop extracts just the fields
+ * the rules use, and with no such rule the probe pays one no-op for them.
+ * Switched by ds_table_set_fields() only, under ds_lock.
  */
-bool ds_packet_fields __read_mostly;
+static DEFINE_STATIC_KEY_FALSE(ds_packet_fields);
+static struct static_key_false ds_field_keys[DS_F_COUNT] = {
+	[0 ... DS_F_COUNT - 1] = STATIC_KEY_FALSE_INIT,
+};
+static u32 ds_fields;
 
 static unsigned int ds_hash_shift __read_mostly;	/* 64 - ds_slot_bits */
 
-/*
- * The hash covers location and reason only: keys that differ by packet
- * fields alone sit next to each other, found by the linear probing.
- */
-static __always_inline u32 ds_hash(unsigned long loc, u32 reason)
+/* rk and pk are mixed in, so keys that differ by packet fields spread. */
+static __always_inline u32 ds_hash(unsigned long loc, u64 rk, u64 pk)
 {
-	return ((u64)loc ^ ((u64)reason << 52)) * GOLDEN_RATIO_64 >>
+	return ((u64)loc ^ ror64(rk ^ pk, 12)) * GOLDEN_RATIO_64 >>
 	       ds_hash_shift;
 }
 
-/* The packet's device, netns and protocols, packed into the key. */
-static void ds_packet_key(const struct sk_buff *skb, u64 *rk, u64 *pk)
+/*
+ * skb->dev cannot be trusted at kfree_skb: queued skbs reuse it (UDP's
+ * dev_scratch, the rbnode of TCP out-of-order and IP reassembly queues) and
+ * it may name a device unregistered since. Read through it without
+ * faulting; what is read from a reused field is then at worst a wrong
+ * netns, never a crash.
+ */
+static noinline u32 ds_packet_netns_dev(const struct sk_buff *skb)
 {
 	const struct net_device *dev = skb->dev;
-	u64 l3 = ntohs(skb->protocol), l4 = 0, netns = 0;
-	const u8 *nh, *end = skb_tail_pointer(skb);
+	possible_net_t pnet;
+	struct net *net;
+	u32 inum;
 
-	if (dev) {
-		*rk |= (u64)dev->ifindex << 32;
-		netns = dev_net(dev)->ns.inum;
-	} else if (skb->sk) {
-		netns = sock_net(skb->sk)->ns.inum;
+	if (!dev ||
+	    copy_from_kernel_nofault(&pnet, &dev->nd_net, sizeof(pnet)))
+		return 0;
+	net = read_pnet(&pnet);
+	if (!net ||
+	    copy_from_kernel_nofault(&inum, &net->ns.inum, sizeof(inum)))
+		return 0;
+	return inum;
+}
+
+/* The socket's netns, else the device's: see ds_packet_netns_dev(). */
+static __always_inline u32 ds_packet_netns(const struct sk_buff *skb)
+{
+	if (skb->sk)
+		return sock_net(skb->sk)->ns.inum;
+	return ds_packet_netns_dev(skb);
+}
+
+/*
+ * The IPv4 or IPv6 protocol byte, when the network header is set (a fresh
+ * skb has offset 0 there) and lies in the linear part.
+ */
+static __always_inline u8 ds_packet_l4(const struct sk_buff *skb)
+{
+	unsigned int nh = skb->network_header;
+	const u8 *p = skb->head + nh, *end = skb_tail_pointer(skb);
+
+	if (!nh)
+		return 0;
+	if (skb->protocol == htons(ETH_P_IP))
+		return p + sizeof(struct iphdr) <= end ?
+		       ((const struct iphdr *)p)->protocol : 0;
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return p + sizeof(struct ipv6hdr) <= end ?
+		       ((const struct ipv6hdr *)p)->nexthdr : 0;
+	return 0;
+}
+
+/*
+ * The packet fields the rules use but netns, packed into the key: the input
+ * interface (skb_iif, as drop_monitor reports it) into rk
+ * above the reason, netns | l3 << 32 | l4 << 48 into pk, l3 in network
+ * byte order (ds_fold() turns it).
+ */
+static __always_inline void ds_packet_key(const struct sk_buff *skb,
+					  u64 *rk, u64 *pk)
+{
+	if (static_branch_unlikely(&ds_field_keys[DS_F_IFINDEX]))
+		*rk |= (u64)skb->skb_iif << 32;
+	if (static_branch_unlikely(&ds_field_keys[DS_F_L3]))
+		*pk |= (u64)(__force u16)skb->protocol << 32;
+	if (static_branch_unlikely(&ds_field_keys[DS_F_L4]))
+		*pk |= (u64)ds_packet_l4(skb) << 48;
+}
+
+/*
+ * Turn the packet-field keys on before the fold that precedes a rule
+ * change, off after it: a drop is never judged on a field it was not
+ * keyed by. Called under ds_lock, in process context.
+ */
+void ds_table_set_fields(u32 fields)
+{
+	int f;
+
+	lockdep_assert_held(&ds_lock);
+	if (fields && !ds_fields)
+		static_branch_enable(&ds_packet_fields);
+	for (f = 0; f < DS_F_COUNT; f++) {
+		bool on = fields & BIT(f), was = ds_fields & BIT(f);
+
+		if (on && !was)
+			static_branch_enable(&ds_field_keys[f]);
+		else if (!on && was)
+			static_branch_disable(&ds_field_keys[f]);
 	}
-	/* a fresh skb has offset 0: no network header was set */
-	if (skb->network_header) {
-		nh = skb_network_header(skb);
-		if (l3 == ETH_P_IP && nh + sizeof(struct iphdr) <= end)
-			l4 = ((const struct iphdr *)nh)->protocol;
-		else if (l3 == ETH_P_IPV6 && nh + sizeof(struct ipv6hdr) <= end)
-			l4 = ((const struct ipv6hdr *)nh)->nexthdr;
-	}
-	*pk = netns | l3 << 32 | l4 << 48;
+	if (!fields && ds_fields)
+		static_branch_disable(&ds_packet_fields);
+	ds_fields = fields;
 }
 
 /*
@@ -158,25 +233,30 @@ static __always_inline void ds_count(struct ds_cpu *c, unsigned long loc,
 	ds_claim(c, loc, rk, pk, i);
 }
 
-/* Out of line: the common probe keeps its registers for itself. */
-static noinline void ds_count_packet(struct ds_cpu *c, struct sk_buff *skb,
-				     unsigned long loc, u32 reason)
+/*
+ * Out of line, and reached by a tail call: a call in the probe itself
+ * would make every drop save registers.
+ */
+static noinline void ds_count_netns(struct ds_cpu *c,
+				    const struct sk_buff *skb,
+				    unsigned long loc, u64 rk, u64 pk)
 {
-	u64 rk = reason, pk;
-
-	ds_packet_key(skb, &rk, &pk);
-	ds_count(c, loc, rk, pk, ds_hash(loc, reason));
+	pk |= ds_packet_netns(skb);
+	ds_count(c, loc, rk, pk, ds_hash(loc, rk, pk));
 }
 
 static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 {
 	struct ds_cpu *c = this_cpu_ptr(&ds_cpus);
 	unsigned long loc = (unsigned long)location;
+	u64 rk = reason, pk = 0;
 
-	if (unlikely(READ_ONCE(ds_packet_fields)))
-		ds_count_packet(c, skb, loc, reason);
-	else
-		ds_count(c, loc, reason, 0, ds_hash(loc, reason));
+	if (static_branch_unlikely(&ds_packet_fields)) {
+		ds_packet_key(skb, &rk, &pk);
+		if (static_branch_unlikely(&ds_field_keys[DS_F_NETNS]))
+			return ds_count_netns(c, skb, loc, rk, pk);
+	}
+	ds_count(c, loc, rk, pk, ds_hash(loc, rk, pk));
 }
 
 int ds_probe_attach(void)
@@ -199,6 +279,14 @@ void ds_probe_detach(void)
 	/* no probe runs on any CPU once this returns */
 	tracepoint_synchronize_unregister();
 	ds_attached = false;
+}
+
+/* A slot's pk with l3 in host byte order, as sites keep it. */
+static u64 ds_pk_host(u64 pk)
+{
+	u64 l3 = ntohs((__force __be16)(u16)(pk >> 32));
+
+	return (pk & ~(0xffffULL << 32)) | l3 << 32;
 }
 
 /*
@@ -228,7 +316,8 @@ void ds_fold(void)
 			if (!delta)
 				continue;
 			if (!sh->site)
-				sh->site = ds_site_get(s->loc, s->rk, s->pk);
+				sh->site = ds_site_get(s->loc, s->rk,
+						       ds_pk_host(s->pk));
 			sh->last = now;
 			if (sh->site)
 				ds_site_add(sh->site, delta);

@@ -135,6 +135,42 @@ check "mask l4 tcp: hits equal Tcp OutRsts, UDP shown" \
 reconcile "mask l4" "$TMP/m6.hist"
 $DS mask clear
 
+# --- queued skbs: skb->dev is not a device there -----------------------------
+# A UDP socket closed with datagrams unread frees them while skb->dev holds
+# UDP's dev_scratch. With every packet field keyed, those drops are counted
+# by input device and protocols, their netns unknown, and nothing faults.
+udp_unread() { # udp_unread COUNT PORT: datagrams nobody reads, then close
+	python3 - "$@" <<-'PY'
+	import socket, sys
+	n, port = int(sys.argv[1]), int(sys.argv[2])
+	r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+	r.bind(("127.0.0.1", port))
+	s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+	for _ in range(n):
+	    s.sendto(b"x", ("127.0.0.1", port))
+	r.close()
+	PY
+}
+unread_drops() { # on lo, UDP/IPv4, no netns, not the closed-port drop
+	site_sum count "s.get('ifindex') == 1 and s.get('l3') == 0x800 and s.get('l4') == 17 and 'netns' not in s and not s['symbol'].startswith('__udp4_lib_rcv')"
+}
+stop_if_running
+trace_on
+$DS start
+rid=$(rule_id add netns $NS)
+rid2=$(rule_id add dev veth-h l3 ipv4 l4 udp)
+udp_unread 25 4242
+unread_are() { [ "$(unread_drops)" = "$1" ]; }
+wait_for 10 unread_are 25
+trace_off m7.hist
+check "unread UDP datagrams: counted by input device and protocols" 25 "$(unread_drops)"
+check "unread UDP datagrams: no rule hit" "0 0" "$(hits_of "$rid") $(hits_of "$rid2")"
+$DS -j show sites all > "$TMP/m7.json"
+out=$($KC same "$TMP/m7.hist" "$TMP/m7.json")
+if [ $? -eq 0 ]; then ok "unread UDP datagrams: every site equals tracefs ($out)"
+else fail "unread UDP datagrams: every site equals tracefs" "$out"; fi
+$DS mask clear
+
 # --- combined fields, only mode ---------------------------------------------
 $DS stop
 $DS start
