@@ -5,8 +5,10 @@
 #ifndef _DROPSCOPE_H
 #define _DROPSCOPE_H
 
+#include <linux/hash.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
@@ -123,6 +125,29 @@ void ds_table_clear(void);
 void ds_fold(void);
 void ds_table_forget_sites(void);
 void ds_table_set_fields(u32 fields);
+
+/* devices.c: the netns of live devices, by pointer, for the probe */
+struct ds_dev {
+	unsigned long dev;	/* 0: free; 1: removed; published last */
+	u32 inum;
+};
+
+struct ds_devtab {
+	struct rcu_head rcu;
+	u32 mask;		/* slots - 1, a power of two less one */
+	u32 shift;		/* 64 - log2(slots) */
+	struct ds_dev e[];
+};
+
+extern struct ds_devtab __rcu *ds_devtab;
+
+static inline u32 ds_dev_hash(const struct ds_devtab *t, unsigned long dev)
+{
+	return (u64)dev * GOLDEN_RATIO_64 >> t->shift;
+}
+
+int ds_devices_init(void);
+void ds_devices_exit(void);
 
 /* sites.c: the folded view */
 struct ds_site *ds_site_get(unsigned long loc, u64 rk, u64 pk);

@@ -31,11 +31,16 @@ static int __init ds_init(void)
 	err = ds_table_init();
 	if (err)
 		return err;
-	err = ds_nl_init();
+	err = ds_devices_init();
 	if (err)
 		goto err_table;
+	err = ds_nl_init();
+	if (err)
+		goto err_devices;
 	return 0;
 
+err_devices:
+	ds_devices_exit();
 err_table:
 	ds_table_exit();
 	return err;
@@ -46,6 +51,7 @@ static void __exit ds_exit(void)
 	ds_monitor_exit();
 	ds_nl_exit();
 	ds_monitor_free();
+	ds_devices_exit();
 	ds_table_exit();
 }
 

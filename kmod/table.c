@@ -26,7 +26,6 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
-#include <linux/uaccess.h>
 #include <asm/local64.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
@@ -86,71 +85,64 @@ static __always_inline u32 ds_hash(unsigned long loc, u64 rk, u64 pk)
 }
 
 /*
- * skb->dev cannot be trusted at kfree_skb: queued skbs reuse it (UDP's
- * dev_scratch, the rbnode of TCP out-of-order and IP reassembly queues) and
- * it may name a device unregistered since. Read through it without
- * faulting; what is read from a reused field is then at worst a wrong
- * netns, never a crash.
+ * The socket's netns, else the device's. skb->dev is never dereferenced:
+ * queued skbs reuse the field (UDP's dev_scratch, the rbnode of TCP
+ * out-of-order and IP reassembly queues) and the device may be gone. It
+ * is looked up among the live devices instead (devices.c).
  */
-static noinline u32 ds_packet_netns_dev(const struct sk_buff *skb)
-{
-	const struct net_device *dev = skb->dev;
-	possible_net_t pnet;
-	struct net *net;
-	u32 inum;
-
-	if (!dev ||
-	    copy_from_kernel_nofault(&pnet, &dev->nd_net, sizeof(pnet)))
-		return 0;
-	net = read_pnet(&pnet);
-	if (!net ||
-	    copy_from_kernel_nofault(&inum, &net->ns.inum, sizeof(inum)))
-		return 0;
-	return inum;
-}
-
-/* The socket's netns, else the device's: see ds_packet_netns_dev(). */
 static __always_inline u32 ds_packet_netns(const struct sk_buff *skb)
 {
+	unsigned long dev = (unsigned long)skb->dev, d;
+	const struct ds_devtab *t;
+	u32 i;
+
 	if (skb->sk)
 		return sock_net(skb->sk)->ns.inum;
-	return ds_packet_netns_dev(skb);
+	t = rcu_dereference_sched(ds_devtab);
+	if (!t)
+		return 0;
+	for (i = ds_dev_hash(t, dev);; i = (i + 1) & t->mask) {
+		d = smp_load_acquire(&t->e[i].dev);
+		if (!d)
+			return 0;
+		if (d == dev)
+			return t->e[i].inum;
+	}
 }
 
 /*
  * The IPv4 or IPv6 protocol byte, when the network header is set (a fresh
- * skb has offset 0 there) and lies in the linear part.
+ * skb has offset 0 there) and the byte lies in the linear part.
  */
 static __always_inline u8 ds_packet_l4(const struct sk_buff *skb)
 {
-	unsigned int nh = skb->network_header;
-	const u8 *p = skb->head + nh, *end = skb_tail_pointer(skb);
+	unsigned int nh = skb->network_header, at;
 
-	if (!nh)
-		return 0;
 	if (skb->protocol == htons(ETH_P_IP))
-		return p + sizeof(struct iphdr) <= end ?
-		       ((const struct iphdr *)p)->protocol : 0;
-	if (skb->protocol == htons(ETH_P_IPV6))
-		return p + sizeof(struct ipv6hdr) <= end ?
-		       ((const struct ipv6hdr *)p)->nexthdr : 0;
-	return 0;
+		at = nh + offsetof(struct iphdr, protocol);
+	else if (skb->protocol == htons(ETH_P_IPV6))
+		at = nh + offsetof(struct ipv6hdr, nexthdr);
+	else
+		return 0;
+	return nh && at < skb_tail_pointer(skb) - skb->head ? skb->head[at] : 0;
 }
 
 /*
- * The packet fields the rules use but netns, packed into the key: the input
- * interface (skb_iif, as drop_monitor reports it) into rk
- * above the reason, netns | l3 << 32 | l4 << 48 into pk, l3 in network
- * byte order (ds_fold() turns it).
+ * The packet fields the rules use, packed into the key: the input
+ * interface (skb_iif, as drop_monitor reports it) into rk above the
+ * reason, netns | l3 << 32 | l4 << 48 into pk, l3 in network byte order
+ * (ds_fold() turns it). A field's key jumps over its code while off.
  */
 static __always_inline void ds_packet_key(const struct sk_buff *skb,
 					  u64 *rk, u64 *pk)
 {
-	if (static_branch_unlikely(&ds_field_keys[DS_F_IFINDEX]))
+	if (static_branch_likely(&ds_field_keys[DS_F_IFINDEX]))
 		*rk |= (u64)skb->skb_iif << 32;
-	if (static_branch_unlikely(&ds_field_keys[DS_F_L3]))
+	if (static_branch_likely(&ds_field_keys[DS_F_NETNS]))
+		*pk |= ds_packet_netns(skb);
+	if (static_branch_likely(&ds_field_keys[DS_F_L3]))
 		*pk |= (u64)(__force u16)skb->protocol << 32;
-	if (static_branch_unlikely(&ds_field_keys[DS_F_L4]))
+	if (static_branch_likely(&ds_field_keys[DS_F_L4]))
 		*pk |= (u64)ds_packet_l4(skb) << 48;
 }
 
@@ -234,14 +226,16 @@ static __always_inline void ds_count(struct ds_cpu *c, unsigned long loc,
 }
 
 /*
- * Out of line, and reached by a tail call: a call in the probe itself
- * would make every drop save registers.
+ * Out of line and reached by a tail call, so that the common probe keeps
+ * to the registers a call would not make it save.
  */
-static noinline void ds_count_netns(struct ds_cpu *c,
-				    const struct sk_buff *skb,
-				    unsigned long loc, u64 rk, u64 pk)
+static noinline void ds_count_packet(struct ds_cpu *c,
+				     const struct sk_buff *skb,
+				     unsigned long loc, u32 reason)
 {
-	pk |= ds_packet_netns(skb);
+	u64 rk = reason, pk = 0;
+
+	ds_packet_key(skb, &rk, &pk);
 	ds_count(c, loc, rk, pk, ds_hash(loc, rk, pk));
 }
 
@@ -249,14 +243,10 @@ static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 {
 	struct ds_cpu *c = this_cpu_ptr(&ds_cpus);
 	unsigned long loc = (unsigned long)location;
-	u64 rk = reason, pk = 0;
 
-	if (static_branch_unlikely(&ds_packet_fields)) {
-		ds_packet_key(skb, &rk, &pk);
-		if (static_branch_unlikely(&ds_field_keys[DS_F_NETNS]))
-			return ds_count_netns(c, skb, loc, rk, pk);
-	}
-	ds_count(c, loc, rk, pk, ds_hash(loc, rk, pk));
+	if (static_branch_unlikely(&ds_packet_fields))
+		return ds_count_packet(c, skb, loc, reason);
+	ds_count(c, loc, reason, 0, ds_hash(loc, reason, 0));
 }
 
 int ds_probe_attach(void)

@@ -11,7 +11,9 @@ unload
 load
 
 ip netns add $NS
-ip link add veth-h type veth peer name veth-n netns $NS
+# veth-n moves into the namespace: unregistered, then registered there
+ip link add veth-h type veth peer name veth-n
+ip link set veth-n netns $NS
 ip addr add $HOST_IP/24 dev veth-h
 ip link set veth-h up
 ip -n $NS addr add $NS_IP/24 dev veth-n
@@ -95,12 +97,16 @@ $DS mask clear
 stop_if_running
 trace_on
 $DS start
+# grow the module's device table past its first size, leave tombstones
+for i in $(seq 100); do echo "link add dsd$i type dummy"; done | ip -batch -
+for i in $(seq 100); do echo "link del dsd$i"; done | ip -batch -
 rid=$(rule_id add netns $NS)
 ip netns exec $NS $BIN/dropgen udp 60 $UDP_CLOSED > /dev/null
+gen -a $NS_IP udp 30 $UDP_CLOSED	# dropped in the namespace, on veth-n
 gen udp 25 $UDP_CLOSED
 trace_off m4.hist
-check "mask netns: the namespace's drops hidden, the host's shown" "60 25" \
-	"$(hits_of "$rid") $(udp_shown)"
+check "mask netns: the namespace's drops hidden, on lo and veth-n; the host's shown" \
+	"90 25" "$(hits_of "$rid") $(udp_shown)"
 reconcile "mask netns" "$TMP/m4.hist"
 $DS mask clear
 
