@@ -5,6 +5,7 @@
 #ifndef _DROPSCOPE_H
 #define _DROPSCOPE_H
 
+#include <linux/bitmap.h>
 #include <linux/hash.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -68,6 +69,21 @@ enum {
 
 #define DS_M_TO_FIELDS(m)	(((m) & DS_M_PACKET) >> 2)
 
+/* Input interfaces below this have a bit in the device gate. */
+#define DS_GATE_DEVS	4096
+
+/*
+ * What the drop path must read for the rules: the packet fields they match
+ * on and, when every rule on packet fields names an input device, those
+ * devices. A drop that came in on none of them matches no such rule, so it
+ * is counted without its packet fields.
+ */
+struct ds_filter {
+	u32 fields;			/* DS_F_* bits */
+	bool gated;
+	DECLARE_BITMAP(devs, DS_GATE_DEVS);	/* when gated */
+};
+
 /*
  * Global state. ds_lock serialises netlink commands (taken in pre_doit),
  * dumps, the alert worker, module init and exit.
@@ -124,7 +140,7 @@ void ds_table_clear(void);
 
 void ds_fold(void);
 void ds_table_forget_sites(void);
-void ds_table_set_fields(u32 fields);
+void ds_table_set_filter(const struct ds_filter *f);
 
 /* devices.c: the netns of live devices, by pointer, for the probe */
 struct ds_dev {

@@ -57,29 +57,42 @@ void ds_rules_judge(struct ds_site *site)
 	site->masked = ds.nonly && only < 0;
 }
 
-/* The packet fields the rules match on, as DS_F_* bits. */
-static u32 ds_rules_fields(void)
-{
-	u32 i, m = 0;
+/* What the drop path reads for the rules; see struct ds_filter. */
+static struct ds_filter ds_filter;
 
-	for (i = 0; i < ds.nrules; i++)
-		m |= ds.rules[i].match;
-	return DS_M_TO_FIELDS(m);
+/* Widen the filter for one more rule. */
+static void ds_filter_add(struct ds_filter *f, const struct ds_rule *r)
+{
+	if (!(r->match & DS_M_PACKET))
+		return;
+	f->fields |= DS_M_TO_FIELDS(r->match);
+	if (!(r->match & DS_M_IFINDEX))
+		f->gated = false;
+	else if (r->ifindex < DS_GATE_DEVS)
+		__set_bit(r->ifindex, f->devs);
 }
 
 /*
- * Drops are keyed by the packet fields the rules use and no others. A
- * field a new rule needs was turned on before the fold that preceded the
- * change; one that no rule needs any more is turned off here, after it.
+ * Drops are keyed by the packet fields the rules use and no others. What a
+ * new rule needs was turned on before the fold that preceded the change;
+ * what no rule needs any more is turned off here, after it.
  */
 static void ds_rules_changed(void)
 {
+	struct ds_filter *f = &ds_filter;
 	u32 i;
 
+	f->fields = 0;
+	f->gated = true;
+	bitmap_zero(f->devs, DS_GATE_DEVS);
 	ds.nonly = 0;
-	for (i = 0; i < ds.nrules; i++)
+	for (i = 0; i < ds.nrules; i++) {
+		ds_filter_add(f, &ds.rules[i]);
 		ds.nonly += ds.rules[i].mode == DROPSCOPE_RULE_ONLY;
-	ds_table_set_fields(ds_rules_fields());
+	}
+	if (!f->fields)
+		f->gated = false;
+	ds_table_set_filter(f);
 	ds.rules_gen++;
 }
 
@@ -180,7 +193,12 @@ int ds_rule_add(struct ds_rule *rule, struct genl_info *info)
 			return -ENOMEM;
 	}
 	/* key drops by the rule's fields before the old rules judge */
-	ds_table_set_fields(ds_rules_fields() | DS_M_TO_FIELDS(rule->match));
+	if (!ds_filter.fields)
+		ds_filter.gated = true;
+	ds_filter_add(&ds_filter, rule);
+	if (!ds_filter.fields)
+		ds_filter.gated = false;
+	ds_table_set_filter(&ds_filter);
 	ds_fold();
 	rule->id = ++ds.next_rule_id;
 	rule->hits = 0;

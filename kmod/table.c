@@ -67,12 +67,15 @@ static bool ds_attached;
  * The packet fields some mask rule matches on, one static key each, and
  * ds_packet_fields while any of them is on: a drop extracts just the fields
  * the rules use, and with no such rule the probe pays one no-op for them.
- * Switched by ds_table_set_fields() only, under ds_lock.
+ * ds_gate_key is on while the rules on packet fields all name a device,
+ * ds_gate holding those devices. Switched by ds_table_set_filter() only.
  */
 static DEFINE_STATIC_KEY_FALSE(ds_packet_fields);
 static struct static_key_false ds_field_keys[DS_F_COUNT] = {
 	[0 ... DS_F_COUNT - 1] = STATIC_KEY_FALSE_INIT,
 };
+static DEFINE_STATIC_KEY_FALSE(ds_gate_key);
+static DECLARE_BITMAP(ds_gate, DS_GATE_DEVS);
 static u32 ds_fields;
 
 static unsigned int ds_hash_shift __read_mostly;	/* 64 - ds_slot_bits */
@@ -147,28 +150,46 @@ static __always_inline void ds_packet_key(const struct sk_buff *skb,
 }
 
 /*
- * Turn the packet-field keys on before the fold that precedes a rule
- * change, off after it: a drop is never judged on a field it was not
- * keyed by. Called under ds_lock, in process context.
+ * Apply a filter: first everything that makes drops keyed by more (a field
+ * turned on, a device added to the gate, the gate opened), then everything
+ * that makes them keyed by less. Called with the rules' filter plus a new
+ * rule's before the fold that precedes the change, and with the exact one
+ * after it, so that no drop is judged on a field it was not keyed by.
+ * Under ds_lock, in process context.
  */
-void ds_table_set_fields(u32 fields)
+void ds_table_set_filter(const struct ds_filter *f)
 {
-	int f;
+	unsigned int b;
+	int i;
 
 	lockdep_assert_held(&ds_lock);
-	if (fields && !ds_fields)
+	if (!f->gated)
+		static_branch_disable(&ds_gate_key);
+	else
+		for_each_set_bit(b, f->devs, DS_GATE_DEVS)
+			set_bit(b, ds_gate);
+	if (f->fields && !ds_fields)
 		static_branch_enable(&ds_packet_fields);
-	for (f = 0; f < DS_F_COUNT; f++) {
-		bool on = fields & BIT(f), was = ds_fields & BIT(f);
+	for (i = 0; i < DS_F_COUNT; i++)
+		if ((f->fields & BIT(i)) && !(ds_fields & BIT(i)))
+			static_branch_enable(&ds_field_keys[i]);
 
-		if (on && !was)
-			static_branch_enable(&ds_field_keys[f]);
-		else if (!on && was)
-			static_branch_disable(&ds_field_keys[f]);
+	if (f->gated) {
+		if (static_key_enabled(&ds_gate_key)) {
+			for_each_set_bit(b, ds_gate, DS_GATE_DEVS)
+				if (!test_bit(b, f->devs))
+					clear_bit(b, ds_gate);
+		} else {
+			bitmap_copy(ds_gate, f->devs, DS_GATE_DEVS);
+			static_branch_enable(&ds_gate_key);
+		}
 	}
-	if (!fields && ds_fields)
+	for (i = 0; i < DS_F_COUNT; i++)
+		if (!(f->fields & BIT(i)) && (ds_fields & BIT(i)))
+			static_branch_disable(&ds_field_keys[i]);
+	if (!f->fields && ds_fields)
 		static_branch_disable(&ds_packet_fields);
-	ds_fields = fields;
+	ds_fields = f->fields;
 }
 
 /*
@@ -229,7 +250,7 @@ static __always_inline void ds_count(struct ds_cpu *c, unsigned long loc,
  * Out of line and reached by a tail call, so that the common probe keeps
  * to the registers a call would not make it save.
  */
-static noinline void ds_count_packet(struct ds_cpu *c,
+static noinline notrace void ds_count_packet(struct ds_cpu *c,
 				     const struct sk_buff *skb,
 				     unsigned long loc, u32 reason)
 {
@@ -239,12 +260,22 @@ static noinline void ds_count_packet(struct ds_cpu *c,
 	ds_count(c, loc, rk, pk, ds_hash(loc, rk, pk));
 }
 
+/* Gated out: the drop came in on no device the rules name. */
+static __always_inline bool ds_packet_gated_out(const struct sk_buff *skb)
+{
+	u32 iif = skb->skb_iif;
+
+	return static_branch_likely(&ds_gate_key) && iif < DS_GATE_DEVS &&
+	       !test_bit(iif, ds_gate);
+}
+
 static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 {
 	struct ds_cpu *c = this_cpu_ptr(&ds_cpus);
 	unsigned long loc = (unsigned long)location;
 
-	if (static_branch_unlikely(&ds_packet_fields))
+	if (static_branch_unlikely(&ds_packet_fields) &&
+	    !ds_packet_gated_out(skb))
 		return ds_count_packet(c, skb, loc, reason);
 	ds_count(c, loc, reason, 0, ds_hash(loc, reason, 0));
 }

@@ -94,6 +94,22 @@ check "mask dev: lo drops shown" 40 "$(udp_shown)"
 reconcile "mask dev" "$TMP/m3.hist"
 $DS mask clear
 
+# Every rule on packet fields names a device: a drop that came in on none
+# of them is counted without its packet fields.
+stop_if_running
+trace_on
+$DS start
+rid=$(rule_id add dev veth-h l4 tcp)
+ip netns exec $NS $BIN/dropgen -a $HOST_IP udp 20 $UDP_CLOSED > /dev/null
+ip netns exec $NS $BIN/dropgen -a $HOST_IP tcp 5 $TCP_CLOSED > /dev/null
+gen udp 15 $UDP_CLOSED
+trace_off m8.hist
+vh=$(cat /sys/class/net/veth-h/ifindex)
+check "device gate: veth-h TCP masked, veth-h UDP keyed by device and l4, lo UDP by neither" \
+	"5 20 15" "$(hits_of "$rid") $(site_sum count "s.get('ifindex') == $vh and s.get('l4') == 17") $(site_sum count "s['symbol'].startswith('__udp4_lib_rcv') and 'ifindex' not in s and 'l4' not in s")"
+reconcile "device gate" "$TMP/m8.hist"
+$DS mask clear
+
 stop_if_running
 trace_on
 $DS start
