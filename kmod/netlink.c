@@ -126,14 +126,14 @@ static int ds_cmd_start(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	if (ds.running) {
-		NL_SET_ERR_MSG_MOD(info->extack, "monitoring is already running");
+		NL_SET_ERR_MSG(info->extack, "monitoring is already running");
 		return -EALREADY;
 	}
 	err = ds_start();
 	if (err == -ENODEV)
-		NL_SET_ERR_MSG_MOD(info->extack, "dropscope is being unloaded");
+		NL_SET_ERR_MSG(info->extack, "dropscope is being unloaded");
 	else if (err)
-		NL_SET_ERR_MSG_MOD(info->extack,
+		NL_SET_ERR_MSG(info->extack,
 				   "cannot attach to skb:kfree_skb");
 	return err;
 }
@@ -141,7 +141,7 @@ static int ds_cmd_start(struct sk_buff *skb, struct genl_info *info)
 static int ds_cmd_stop(struct sk_buff *skb, struct genl_info *info)
 {
 	if (!ds.running) {
-		NL_SET_ERR_MSG_MOD(info->extack, "monitoring is not running");
+		NL_SET_ERR_MSG(info->extack, "monitoring is not running");
 		return -EALREADY;
 	}
 	ds_stop();
@@ -205,7 +205,7 @@ static int ds_cmd_config_set(struct sk_buff *skb, struct genl_info *info)
 
 	if (!a[DROPSCOPE_A_INTERVAL_MS] && !a[DROPSCOPE_A_THRESHOLD] &&
 	    !a[DROPSCOPE_A_TOP] && !a[DROPSCOPE_A_RATELIMIT]) {
-		NL_SET_ERR_MSG_MOD(info->extack,
+		NL_SET_ERR_MSG(info->extack,
 				   "no configuration attribute given");
 		return -EINVAL;
 	}
@@ -382,7 +382,7 @@ static int ds_put_rule(struct sk_buff *skb, const void *arg)
 static int ds_rule_nest(struct genl_info *info, struct nlattr **tb)
 {
 	if (!info->attrs[DROPSCOPE_A_RULE]) {
-		NL_SET_ERR_MSG_MOD(info->extack, "no rule given");
+		NL_SET_ERR_MSG(info->extack, "no rule given");
 		return -EINVAL;
 	}
 	return nla_parse_nested(tb, DROPSCOPE_RULE_A_MAX,
@@ -405,7 +405,7 @@ static int ds_cmd_mask_add(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	if (!tb[DROPSCOPE_RULE_A_LOC_START] != !tb[DROPSCOPE_RULE_A_LOC_END]) {
-		NL_SET_ERR_MSG_MOD(info->extack,
+		NL_SET_ERR_MSG(info->extack,
 				   "site: give both start and end of the range");
 		return -EINVAL;
 	}
@@ -451,7 +451,7 @@ static int ds_cmd_mask_del(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	if (!tb[DROPSCOPE_RULE_A_ID]) {
-		NL_SET_ERR_MSG_MOD(info->extack, "no rule id given");
+		NL_SET_ERR_MSG(info->extack, "no rule id given");
 		return -EINVAL;
 	}
 	err = ds_rule_del(nla_get_u32(tb[DROPSCOPE_RULE_A_ID]));

@@ -147,28 +147,36 @@ static int ds_rule_check(const struct ds_rule *r, struct genl_info *info)
 	char name[64];
 
 	if (!r->match) {
-		NL_SET_ERR_MSG_MOD(info->extack, "empty rule: give at least one field to match");
+		NL_SET_ERR_MSG(info->extack, "empty rule: give at least one field to match");
 		return -EINVAL;
 	}
 	if ((r->match & DS_M_LOC) &&
 	    (r->start >= r->end || !ds_is_symbol(r->start) ||
 	     !ds_is_symbol(r->end - 1))) {
-		NL_SET_ERR_MSG_MOD(info->extack, "site: no kernel symbol at this address range");
+		NL_SET_ERR_MSG(info->extack, "site: no kernel symbol at this address range");
 		return -EINVAL;
 	}
 	if ((r->match & DS_M_REASON) &&
 	    !ds_reason_name(r->reason, name, sizeof(name))) {
-		NL_SET_ERR_MSG_MOD(info->extack, "reason: the running kernel has no such drop reason");
+		NL_SET_ERR_MSG(info->extack, "reason: the running kernel has no such drop reason");
+		return -EINVAL;
+	}
+	if ((r->match & DS_M_L3) && !r->l3) {
+		NL_SET_ERR_MSG(info->extack, "l3: 0 is what drops without a readable header carry; it cannot be matched");
+		return -EINVAL;
+	}
+	if ((r->match & DS_M_L4) && !r->l4) {
+		NL_SET_ERR_MSG(info->extack, "l4: 0 is what drops without a readable IP header carry; it cannot be matched");
 		return -EINVAL;
 	}
 	if ((r->match & DS_M_NETNS) && !ds_netns_exists(r->netns)) {
-		NL_SET_ERR_MSG_MOD(info->extack, "netns: no network namespace has this inode");
+		NL_SET_ERR_MSG(info->extack, "netns: no network namespace has this inode");
 		return -ENOENT;
 	}
 	if ((r->match & DS_M_IFINDEX) &&
 	    !ds_ifindex_exists(r->ifindex,
 			       (r->match & DS_M_NETNS) ? r->netns : 0)) {
-		NL_SET_ERR_MSG_MOD(info->extack, "dev: no device has this ifindex");
+		NL_SET_ERR_MSG(info->extack, "dev: no device has this ifindex");
 		return -ENODEV;
 	}
 	return 0;
@@ -183,7 +191,7 @@ int ds_rule_add(struct ds_rule *rule, struct genl_info *info)
 	if (err)
 		return err;
 	if (ds.nrules == DROPSCOPE_MAX_RULES) {
-		NL_SET_ERR_MSG_MOD(info->extack, "too many rules (the limit is 1024)");
+		NL_SET_ERR_MSG(info->extack, "too many rules (the limit is 1024)");
 		return -ENOSPC;
 	}
 	if (!ds.rules) {

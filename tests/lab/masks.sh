@@ -225,11 +225,16 @@ $DS mask clear
 stop_if_running
 $DS start
 udp0=$($KC snmp Udp NoPorts)
-# drops flow for as long as the rules churn
+# drops flow for as long as the rules churn; each kind of rule matches
+# them, and the packet-field ones switch the probe's keys and device gate
+hostns=$(stat -L -c %i /proc/self/ns/net)
+churn_rules=("site __udp4_lib_rcv" "dev lo" "l4 udp" "netns $hostns"
+	"dev lo l3 ipv4 l4 udp")
 $BIN/dropgen -P "$(nproc)" -d 600000 udp 100000000 $UDP_CLOSED > /dev/null &
 churn=$!
-for i in $(seq 1 20); do
-	$DS mask add site __udp4_lib_rcv > /dev/null
+for i in $(seq 0 19); do
+	# shellcheck disable=SC2086 # a rule is several words
+	$DS mask add ${churn_rules[i % 5]} > /dev/null
 	sleep 0.1
 	$DS mask clear
 done

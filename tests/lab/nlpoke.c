@@ -3,7 +3,9 @@
  * nlpoke: send dropscope.ko a raw request, bypassing the CLI's own checks,
  * and print what the kernel answered.
  *
- *   nlpoke CMD [TYPE:ATTR=VALUE ...]   TYPE is u8, u32, u64 or str
+ *   nlpoke CMD [TYPE:ATTR=VALUE ...]   TYPE is u8, u16, u32, u64 or str;
+ *                                      nest:ATTR= opens a nest, end:0=
+ *                                      closes it
  *   nlpoke dCMD ...                    the same as a dump request
  *   nlpoke join                        join the alert group
  *   nlpoke stall SECONDS               join with a small buffer, read
@@ -27,6 +29,8 @@
 
 static int put(struct nl_msg *msg, const char *spec)
 {
+	static struct nlattr *nests[4];
+	static int depth;
 	char type[8];
 	unsigned int attr;
 	int off = 0;
@@ -34,8 +38,18 @@ static int put(struct nl_msg *msg, const char *spec)
 	if (sscanf(spec, "%7[a-z0-9]:%u=%n", type, &attr, &off) != 2 || !off)
 		return -1;
 	spec += off;
+	if (!strcmp(type, "nest")) {
+		if (depth == 4 || !(nests[depth] = nla_nest_start(msg, (int)attr)))
+			return -1;
+		depth++;
+		return 0;
+	}
+	if (!strcmp(type, "end"))
+		return depth ? nla_nest_end(msg, nests[--depth]) : -1;
 	if (!strcmp(type, "u8"))
 		return nla_put_u8(msg, attr, (uint8_t)strtoul(spec, NULL, 0));
+	if (!strcmp(type, "u16"))
+		return nla_put_u16(msg, attr, (uint16_t)strtoul(spec, NULL, 0));
 	if (!strcmp(type, "u32"))
 		return nla_put_u32(msg, attr, (uint32_t)strtoul(spec, NULL, 0));
 	if (!strcmp(type, "u64"))

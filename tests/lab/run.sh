@@ -241,6 +241,10 @@ bad "attribute of a read-only field" "error EINVAL*: ?*" 4 u32:4=5
 bad "config set with nothing" "error EINVAL*no configuration attribute*" 4
 bad "start with an attribute" "error EINVAL*: ?*" 1 u32:3=100
 bad "stop while stopped" "error EALREADY*not running*" 2
+# mask add (10), a rule nest (14) with mode (3), l3 (9) or l4 (10) 0
+bad "rule on l4 0" "error EINVAL*l4: 0*cannot be matched*" 10 nest:14= u8:3=0 u8:10=0 end:0=
+bad "rule on l3 0" "error EINVAL*l3: 0*cannot be matched*" 10 nest:14= u8:3=0 u16:9=0 end:0=
+bad "rule nest with nothing to match" "error EINVAL*empty rule*" 10 nest:14= u8:3=0 end:0=
 for args in "set interval 5ms" "set interval 61s" "set interval fast" \
 	"show sites top 0" "show sites bogus" "bogus" "start now"; do
 	# shellcheck disable=SC2086

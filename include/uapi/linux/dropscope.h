@@ -116,8 +116,10 @@
  *     DROPSCOPE_SITE_A_DELTA: NLA_U64, in alerts: drops in this round
  *     DROPSCOPE_SITE_A_MASKED: NLA_U64, drops of this site that rules hid
  *     DROPSCOPE_SITE_A_IFINDEX, _NETNS (netns inode), _L3 (ethertype,
- *         host order), _L4 (IP protocol): present only while some rule
- *         matches on packet fields, when sites are keyed by them too
+ *         host order), _L4 (IP protocol): the packet fields some rule
+ *         matches on, which sites are then keyed by too; absent when not
+ *         keyed, or not known (0). When every rule on packet fields names
+ *         a device, drops that came in on none of them are not keyed.
  *
  * DROPSCOPE_A_RULE:
  *     DROPSCOPE_RULE_A_ID: NLA_U32, given by the kernel
@@ -125,10 +127,15 @@
  *     DROPSCOPE_RULE_A_LOC_START, _LOC_END: NLA_U64, kernel text addresses
  *         [start, end): a function, or one site (end = start + 1)
  *     DROPSCOPE_RULE_A_REASON: NLA_U32, a reason id the running kernel knows
- *     DROPSCOPE_RULE_A_IFINDEX: NLA_U32, the packet's device
- *     DROPSCOPE_RULE_A_NETNS: NLA_U32, the inode of the packet's netns
+ *     DROPSCOPE_RULE_A_IFINDEX: NLA_U32, the interface the packet came in
+ *         on (skb_iif)
+ *     DROPSCOPE_RULE_A_NETNS: NLA_U32, the inode of the netns of the
+ *         packet's socket, else of its device
  *     DROPSCOPE_RULE_A_L3: NLA_U16, ethertype in host order (0x0800: IPv4)
- *     DROPSCOPE_RULE_A_L4: NLA_U8, IP protocol (6: TCP, 17: UDP)
+ *     DROPSCOPE_RULE_A_L4: NLA_U8, IP protocol (6: TCP, 17: UDP); for
+ *         IPv6 the first next header
+ *     L3 and L4 are not 0: that is what a drop without a readable header
+ *     carries.
  *     DROPSCOPE_RULE_A_HITS: NLA_U64, in replies: drops this rule decided
  *
  * DROPSCOPE_A_REASON:
