@@ -21,7 +21,11 @@
 
 #include "dropscope.h"
 
-#define DS_DEV_TOMB	1UL	/* a removed device: lookups probe past it */
+/*
+ * A removed device: lookups probe past it. Never a pointer, nor anything
+ * else skb->dev may hold.
+ */
+#define DS_DEV_TOMB	(~0UL)
 #define DS_DEV_MIN_BITS	6
 
 struct ds_devtab __rcu *ds_devtab;
@@ -82,14 +86,18 @@ static void ds_dev_add(struct net_device *dev)
 	struct ds_devtab *t = rtnl_dereference(ds_devtab);
 	struct ds_dev *e;
 
-	/* keep the table at most half full, tombstones included */
+	/*
+	 * Keep the table at most half full, tombstones included; without
+	 * memory for a new one, fill this one while a free slot remains.
+	 */
 	if (!t || 2 * (ds_dev_used + 1) > t->mask + 1) {
-		if (ds_devtab_rebuild(ds_dev_live + 1)) {
+		if (!ds_devtab_rebuild(ds_dev_live + 1)) {
+			t = rtnl_dereference(ds_devtab);
+		} else if (!t || ds_dev_used + 2 > t->mask + 1) {
 			pr_warn_ratelimited("dropscope: no memory to track %s: its drops without a socket show no netns\n",
 					    dev->name);
 			return;
 		}
-		t = rtnl_dereference(ds_devtab);
 	}
 	e = &t->e[ds_dev_slot(t, (unsigned long)dev)];
 	if (e->dev == (unsigned long)dev)

@@ -140,11 +140,11 @@ void ds_table_clear(void);
 
 void ds_fold(void);
 void ds_table_forget_sites(void);
-void ds_table_set_filter(const struct ds_filter *f);
+bool ds_table_set_filter(const struct ds_filter *f);
 
 /* devices.c: the netns of live devices, by pointer, for the probe */
 struct ds_dev {
-	unsigned long dev;	/* 0: free; 1: removed; published last */
+	unsigned long dev;	/* 0: free; ~0: removed; published last */
 	u32 inum;
 };
 

@@ -12,6 +12,7 @@
 #include <linux/kallsyms.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>
+#include <linux/rcupdate.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 
@@ -206,7 +207,9 @@ int ds_rule_add(struct ds_rule *rule, struct genl_info *info)
 	ds_filter_add(&ds_filter, rule);
 	if (!ds_filter.fields)
 		ds_filter.gated = false;
-	ds_table_set_filter(&ds_filter);
+	/* probes that built their key under the narrower filter finish */
+	if (ds_table_set_filter(&ds_filter))
+		synchronize_rcu();
 	ds_fold();
 	rule->id = ++ds.next_rule_id;
 	rule->hits = 0;

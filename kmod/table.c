@@ -155,24 +155,33 @@ static __always_inline void ds_packet_key(const struct sk_buff *skb,
  * that makes them keyed by less. Called with the rules' filter plus a new
  * rule's before the fold that precedes the change, and with the exact one
  * after it, so that no drop is judged on a field it was not keyed by.
+ * Returns whether drops are now keyed by more: a probe may still be
+ * counting under the narrower filter until an RCU grace period has passed.
  * Under ds_lock, in process context.
  */
-void ds_table_set_filter(const struct ds_filter *f)
+bool ds_table_set_filter(const struct ds_filter *f)
 {
+	bool widened = false;
 	unsigned int b;
 	int i;
 
 	lockdep_assert_held(&ds_lock);
-	if (!f->gated)
+	if (!f->gated) {
+		widened |= static_key_enabled(&ds_gate_key);
 		static_branch_disable(&ds_gate_key);
-	else
+	} else {
 		for_each_set_bit(b, f->devs, DS_GATE_DEVS)
-			set_bit(b, ds_gate);
+			widened |= !test_and_set_bit(b, ds_gate);
+		widened &= static_key_enabled(&ds_gate_key);
+	}
 	if (f->fields && !ds_fields)
 		static_branch_enable(&ds_packet_fields);
-	for (i = 0; i < DS_F_COUNT; i++)
-		if ((f->fields & BIT(i)) && !(ds_fields & BIT(i)))
+	for (i = 0; i < DS_F_COUNT; i++) {
+		if ((f->fields & BIT(i)) && !(ds_fields & BIT(i))) {
 			static_branch_enable(&ds_field_keys[i]);
+			widened = true;
+		}
+	}
 
 	if (f->gated) {
 		if (static_key_enabled(&ds_gate_key)) {
@@ -190,6 +199,7 @@ void ds_table_set_filter(const struct ds_filter *f)
 	if (!f->fields && ds_fields)
 		static_branch_disable(&ds_packet_fields);
 	ds_fields = f->fields;
+	return widened;
 }
 
 /*
