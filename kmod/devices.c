@@ -30,7 +30,7 @@
 
 struct ds_devtab __rcu *ds_devtab;
 
-/* Slots in use, tombstones included; RTNL protects both. */
+/* Slots in use, tombstones included, and live devices; under RTNL. */
 static u32 ds_dev_used, ds_dev_live;
 
 static u32 ds_dev_slot(const struct ds_devtab *t, unsigned long dev)

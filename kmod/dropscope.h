@@ -80,9 +80,15 @@ enum {
  */
 struct ds_filter {
 	u32 fields;			/* DS_F_* bits */
-	bool gated;
-	DECLARE_BITMAP(devs, DS_GATE_DEVS);	/* when gated */
+	bool devless;			/* some rule on them names no device */
+	DECLARE_BITMAP(devs, DS_GATE_DEVS);	/* the devices named */
 };
+
+/* Gated: there are rules on packet fields, and all of them name a device. */
+static inline bool ds_filter_gated(const struct ds_filter *f)
+{
+	return f->fields && !f->devless;
+}
 
 /*
  * Global state. ds_lock serialises netlink commands (taken in pre_doit),

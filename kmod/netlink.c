@@ -134,7 +134,7 @@ static int ds_cmd_start(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "dropscope is being unloaded");
 	else if (err)
 		NL_SET_ERR_MSG(info->extack,
-				   "cannot attach to skb:kfree_skb");
+			       "cannot attach to skb:kfree_skb");
 	return err;
 }
 
@@ -206,7 +206,7 @@ static int ds_cmd_config_set(struct sk_buff *skb, struct genl_info *info)
 	if (!a[DROPSCOPE_A_INTERVAL_MS] && !a[DROPSCOPE_A_THRESHOLD] &&
 	    !a[DROPSCOPE_A_TOP] && !a[DROPSCOPE_A_RATELIMIT]) {
 		NL_SET_ERR_MSG(info->extack,
-				   "no configuration attribute given");
+			       "no configuration attribute given");
 		return -EINVAL;
 	}
 	/* the policy checked every value: nothing below can fail */
@@ -406,7 +406,7 @@ static int ds_cmd_mask_add(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (!tb[DROPSCOPE_RULE_A_LOC_START] != !tb[DROPSCOPE_RULE_A_LOC_END]) {
 		NL_SET_ERR_MSG(info->extack,
-				   "site: give both start and end of the range");
+			       "site: give both start and end of the range");
 		return -EINVAL;
 	}
 	if (tb[DROPSCOPE_RULE_A_MODE])

@@ -68,7 +68,7 @@ static void ds_filter_add(struct ds_filter *f, const struct ds_rule *r)
 		return;
 	f->fields |= DS_M_TO_FIELDS(r->match);
 	if (!(r->match & DS_M_IFINDEX))
-		f->gated = false;
+		f->devless = true;
 	else if (r->ifindex < DS_GATE_DEVS)
 		__set_bit(r->ifindex, f->devs);
 }
@@ -84,15 +84,13 @@ static void ds_rules_changed(void)
 	u32 i;
 
 	f->fields = 0;
-	f->gated = true;
+	f->devless = false;
 	bitmap_zero(f->devs, DS_GATE_DEVS);
 	ds.nonly = 0;
 	for (i = 0; i < ds.nrules; i++) {
 		ds_filter_add(f, &ds.rules[i]);
 		ds.nonly += ds.rules[i].mode == DROPSCOPE_RULE_ONLY;
 	}
-	if (!f->fields)
-		f->gated = false;
 	ds_table_set_filter(f);
 	ds.rules_gen++;
 }
@@ -202,11 +200,7 @@ int ds_rule_add(struct ds_rule *rule, struct genl_info *info)
 			return -ENOMEM;
 	}
 	/* key drops by the rule's fields before the old rules judge */
-	if (!ds_filter.fields)
-		ds_filter.gated = true;
 	ds_filter_add(&ds_filter, rule);
-	if (!ds_filter.fields)
-		ds_filter.gated = false;
 	/* probes that built their key under the narrower filter finish */
 	if (ds_table_set_filter(&ds_filter))
 		synchronize_rcu();

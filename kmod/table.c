@@ -161,12 +161,12 @@ static __always_inline void ds_packet_key(const struct sk_buff *skb,
  */
 bool ds_table_set_filter(const struct ds_filter *f)
 {
-	bool widened = false;
+	bool gated = ds_filter_gated(f), widened = false;
 	unsigned int b;
 	int i;
 
 	lockdep_assert_held(&ds_lock);
-	if (!f->gated) {
+	if (!gated) {
 		widened |= static_key_enabled(&ds_gate_key);
 		static_branch_disable(&ds_gate_key);
 	} else {
@@ -183,7 +183,7 @@ bool ds_table_set_filter(const struct ds_filter *f)
 		}
 	}
 
-	if (f->gated) {
+	if (gated) {
 		if (static_key_enabled(&ds_gate_key)) {
 			for_each_set_bit(b, ds_gate, DS_GATE_DEVS)
 				if (!test_bit(b, f->devs))
@@ -261,8 +261,8 @@ static __always_inline void ds_count(struct ds_cpu *c, unsigned long loc,
  * to the registers a call would not make it save.
  */
 static noinline notrace void ds_count_packet(struct ds_cpu *c,
-				     const struct sk_buff *skb,
-				     unsigned long loc, u32 reason)
+					     const struct sk_buff *skb,
+					     unsigned long loc, u32 reason)
 {
 	u64 rk = reason, pk = 0;
 
