@@ -160,8 +160,8 @@ int cmd_mask_list(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 /* Names of packet fields, as "mask add" takes them; numbers when unknown. */
 const char *ds_dev_name(uint32_t ifindex, char *buf, size_t len);
 const char *ds_netns_name(uint32_t inum, char *buf, size_t len);
-const char *ds_l3_name(unsigned int l3, char *buf, size_t len);
-const char *ds_l4_name(unsigned int l4, char *buf, size_t len);
+const char *ds_l3_name(uint32_t l3, char *buf, size_t len);
+const char *ds_l4_name(uint32_t l4, char *buf, size_t len);
 
 /* watch.c */
 int ds_watch(struct ds_ctx *ctx, uint64_t rounds, uint64_t timeout_ms);

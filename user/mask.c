@@ -63,12 +63,12 @@ static const char *ds_proto_name(const struct ds_proto *t, unsigned int v,
 	return buf;
 }
 
-const char *ds_l3_name(unsigned int l3, char *buf, size_t len)
+const char *ds_l3_name(uint32_t l3, char *buf, size_t len)
 {
 	return ds_proto_name(ds_l3, l3, buf, len);
 }
 
-const char *ds_l4_name(unsigned int l4, char *buf, size_t len)
+const char *ds_l4_name(uint32_t l4, char *buf, size_t len)
 {
 	return ds_proto_name(ds_l4, l4, buf, len);
 }
@@ -383,6 +383,19 @@ static void ds_rule_list_reset(void *arg)
 		free(l->v[--l->n]);
 }
 
+/* The packet fields of a rule, in the order "mask list" prints them. */
+static const struct {
+	int attr;
+	const char *key;
+	const char *fmt;
+	const char *(*name)(uint32_t v, char *buf, size_t len);
+} ds_rule_fields[] = {
+	{ DROPSCOPE_RULE_A_IFINDEX, "dev", "dev %s", ds_dev_name },
+	{ DROPSCOPE_RULE_A_L3, "l3", "l3 %s", ds_l3_name },
+	{ DROPSCOPE_RULE_A_L4, "l4", "l4 %s", ds_l4_name },
+	{ DROPSCOPE_RULE_A_NETNS, "netns", "netns %s", ds_netns_name },
+};
+
 /* One rule: its id, mode and hits, then its fields as "mask add" takes them. */
 static int ds_rule_print(struct ds_print *p, struct ds_ctx *ctx,
 			 const struct ds_reasons *reasons, struct nlattr *nest)
@@ -425,22 +438,24 @@ static int ds_rule_print(struct ds_print *p, struct ds_ctx *ctx,
 					 reasons->v[j].name);
 		ds_print_str(p, DS_ANY, "reason", "reason %s", val);
 	}
-	if (r[DROPSCOPE_RULE_A_IFINDEX])
-		ds_print_str(p, DS_ANY, "dev", "dev %s",
-			     ds_dev_name(nla_get_u32(r[DROPSCOPE_RULE_A_IFINDEX]),
-					 val, sizeof(val)));
-	if (r[DROPSCOPE_RULE_A_L3])
-		ds_print_str(p, DS_ANY, "l3", "l3 %s",
-			     ds_l3_name(nla_get_u16(r[DROPSCOPE_RULE_A_L3]),
-					val, sizeof(val)));
-	if (r[DROPSCOPE_RULE_A_L4])
-		ds_print_str(p, DS_ANY, "l4", "l4 %s",
-			     ds_l4_name(nla_get_u8(r[DROPSCOPE_RULE_A_L4]),
-					val, sizeof(val)));
-	if (r[DROPSCOPE_RULE_A_NETNS])
-		ds_print_str(p, DS_ANY, "netns", "netns %s",
-			     ds_netns_name(nla_get_u32(r[DROPSCOPE_RULE_A_NETNS]),
-					   val, sizeof(val)));
+	for (j = 0; j < sizeof(ds_rule_fields) / sizeof(ds_rule_fields[0]);
+	     j++) {
+		const struct nlattr *a = r[ds_rule_fields[j].attr];
+		uint32_t v;
+
+		if (!a)
+			continue;
+		/* the kernel's policy gives each its size: u8, u16, u32 */
+		if (nla_len(a) == 1)
+			v = nla_get_u8(a);
+		else if (nla_len(a) == 2)
+			v = nla_get_u16(a);
+		else
+			v = nla_get_u32(a);
+		ds_print_str(p, DS_ANY, ds_rule_fields[j].key,
+			     ds_rule_fields[j].fmt,
+			     ds_rule_fields[j].name(v, val, sizeof(val)));
+	}
 	ds_print_close_obj(p);
 	return 0;
 }

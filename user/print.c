@@ -395,22 +395,27 @@ void ds_print_str(struct ds_print *p, enum ds_pmode mode, const char *key,
 	free(t);
 }
 
+/* JSON's text of a number. */
+static const char *ds_dec(char *buf, size_t len, uint64_t v)
+{
+	snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
 void ds_print_u64(struct ds_print *p, enum ds_pmode mode, const char *key,
 		  const char *fmt, uint64_t v)
 {
 	char j[24];
 
-	snprintf(j, sizeof(j), "%" PRIu64, v);
-	ds_field(p, mode, key, j, false, fmt, v);
+	ds_field(p, mode, key, ds_dec(j, sizeof(j), v), false, fmt, v);
 }
 
 void ds_print_u32(struct ds_print *p, enum ds_pmode mode, const char *key,
 		  const char *fmt, uint32_t v)
 {
-	char j[16];
+	char j[24];
 
-	snprintf(j, sizeof(j), "%" PRIu32, v);
-	ds_field(p, mode, key, j, false, fmt, v);
+	ds_field(p, mode, key, ds_dec(j, sizeof(j), v), false, fmt, v);
 }
 
 void ds_print_hex(struct ds_print *p, enum ds_pmode mode, const char *key,
@@ -440,8 +445,8 @@ void ds_print_u64_as(struct ds_print *p, enum ds_pmode mode, const char *key,
 	char *t = p->json ? NULL : ds_text_clean(text);
 	char j[24];
 
-	snprintf(j, sizeof(j), "%" PRIu64, v);
-	ds_field(p, mode, key, j, false, fmt, t ? t : text);
+	ds_field(p, mode, key, ds_dec(j, sizeof(j), v), false, fmt,
+		 t ? t : text);
 	free(t);
 }
 

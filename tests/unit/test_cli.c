@@ -145,6 +145,16 @@ static char *render(bool json, void (*fn)(struct ds_print *p, void *arg),
 	return buf;
 }
 
+/* fn prints exactly want. */
+static void assert_renders(bool json, void (*fn)(struct ds_print *p, void *arg),
+			   void *arg, const char *want)
+{
+	char *s = render(json, fn, arg);
+
+	assert_string_equal(s, want);
+	free(s);
+}
+
 /* Every kind of field, nested, through the one print path. */
 static void print_fields(struct ds_print *p, void *arg)
 {
@@ -176,21 +186,16 @@ static void print_fields(struct ds_print *p, void *arg)
 
 static void test_print_fields(void **state)
 {
-	char *json = render(true, print_fields, NULL);
-	char *text = render(false, print_fields, NULL);
-
 	(void)state;
-	assert_string_equal(json,
+	assert_renders(true, print_fields, NULL,
 		"{\"name\":\"eth0\",\"big\":18446744073709551615,\"small\":7,"
 		"\"where\":\"0xffffffff81000010\",\"on\":true,\"running\":false,"
 		"\"none\":null,\"ifindex\":1,\"json_only\":1,\"no_text\":\"json\","
 		"\"list\":[{\"a\":1},{\"empty\":[]}]}\n");
-	assert_string_equal(text,
+	assert_renders(false, print_fields, NULL,
 		"name eth0\nbig 18446744073709551615\nsmall 7\n"
 		"where 0xffffffff81000010\non true\nstopped\nnone -\ndev lo\n"
 		"text only yes\n-- 42 --\na=1\n");
-	free(json);
-	free(text);
 }
 
 /* Awkward strings: JSON escapes them, text shows controls as '?'. */
@@ -224,13 +229,10 @@ static void test_print_escaping(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *json = render(true, print_awkward, (void *)cases[i].in);
-		char *text = render(false, print_awkward, (void *)cases[i].in);
-
-		assert_string_equal(json, cases[i].json);
-		assert_string_equal(text, cases[i].text);
-		free(json);
-		free(text);
+		assert_renders(true, print_awkward, (void *)cases[i].in,
+			       cases[i].json);
+		assert_renders(false, print_awkward, (void *)cases[i].in,
+			       cases[i].text);
 	}
 }
 
@@ -272,33 +274,22 @@ static void test_print_table(void **state)
 {
 	struct test_rows none = { 0, false }, two = { 2, false };
 	struct test_rows opt = { 2, true };
-	char *s;
 
 	(void)state;
-	s = render(false, print_table, &two);
-	assert_string_equal(s,
+	assert_renders(false, print_table, &two,
 		"  N  NAME  REST\n"
 		"  0  a?z  x 1 y 2\n"
 		"  1  b  x 1 y 2\n");
-	free(s);
 	/* the optional column shows once a row has it, "-" where not */
-	s = render(false, print_table, &opt);
-	assert_string_equal(s,
+	assert_renders(false, print_table, &opt,
 		"  N  OPT   NAME  REST\n"
 		"  0  -     a?z  x 1 y 2\n"
 		"  1  nine  b  x 1 y 2\n");
-	free(s);
-	s = render(true, print_table, &opt);
-	assert_string_equal(s,
+	assert_renders(true, print_table, &opt,
 		"{\"rows\":[{\"name\":\"a\\tz\",\"x\":\"1\",\"n\":0,\"y\":\"2\"},"
 		"{\"name\":\"b\",\"x\":\"1\",\"opt\":9,\"n\":1,\"y\":\"2\"}]}\n");
-	free(s);
-	s = render(false, print_table, &none);
-	assert_string_equal(s, "");
-	free(s);
-	s = render(true, print_table, &none);
-	assert_string_equal(s, "{\"rows\":[]}\n");
-	free(s);
+	assert_renders(false, print_table, &none, "");
+	assert_renders(true, print_table, &none, "{\"rows\":[]}\n");
 }
 
 static const struct ds_site test_site = {
@@ -334,33 +325,26 @@ static void test_sites_plain(void **state)
 	t.v[1].reason = 6;
 	strcpy(t.v[1].reason_name, "NETFILTER_DROP");
 	strcpy(t.v[1].symbol, "nft_do_chain+0x47f/0x5f0 [nf_tables]");
-	s = render(false, print_sites, &t);
+	/* the layout these lines always had */
 	snprintf(want, sizeof(want),
 		 "%12s  %-22s %s\n" "%12d  %-22s %s\n" "%12d  %-22s %s  %s\n",
 		 "COUNT", "REASON", "SITE",
 		 500, "NO_SOCKET", "__udp4_lib_rcv+0x545/0xdd0",
 		 200, "NETFILTER_DROP", "nft_do_chain+0x47f/0x5f0 [nf_tables]",
 		 "(masked: 5)");
-	assert_string_equal(s, want);
-	free(s);
-	s = render(true, print_sites, &t);
-	assert_string_equal(s,
+	assert_renders(false, print_sites, &t, want);
+	assert_renders(true, print_sites, &t,
 		"[{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
 		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":500,\"masked\":0},"
 		"{\"symbol\":\"nft_do_chain+0x47f/0x5f0 [nf_tables]\",\"location\":\"0xffffffff81a2b3c4\","
 		"\"reason\":\"NETFILTER_DROP\",\"reason_id\":6,\"count\":200,\"masked\":5}]\n");
-	free(s);
 	t.top = 1;
 	s = render(false, print_sites, &t);
 	assert_non_null(strstr(s, "(1 more sites)\n"));
 	free(s);
 	t.n = 0;
-	s = render(false, print_sites, &t);
-	assert_string_equal(s, "no drops seen\n");
-	free(s);
-	s = render(true, print_sites, &t);
-	assert_string_equal(s, "[]\n");
-	free(s);
+	assert_renders(false, print_sites, &t, "no drops seen\n");
+	assert_renders(true, print_sites, &t, "[]\n");
 }
 
 /*
@@ -429,26 +413,22 @@ static void test_sites_split(void **state)
 	t.v[1].masked = 3;
 	t.v[3].l3 = 0x88cc;
 	t.v[4].l4 = 200;
-	s = render(false, print_sites, &t);
-	assert_string_equal(s,
+	assert_renders(false, print_sites, &t,
 		"COUNT  REASON     DEV      NETNS       L3      L4    SITE\n"
 		"   70  NO_SOCKET  1000001  4026532001  ipv4    udp   __udp4_lib_rcv+0x545/0xdd0\n"
 		"   70  NO_SOCKET  -        -           -       -     __udp4_lib_rcv+0x545/0xdd0  (masked: 3)\n"
 		"   70  NO_SOCKET  1000001  4026532002  ipv4    udp   __udp4_lib_rcv+0x545/0xdd0\n"
 		"   70  NO_SOCKET  1000001  4026532001  0x88cc  udp   __udp4_lib_rcv+0x545/0xdd0\n"
 		"   70  NO_SOCKET  1000001  4026532001  ipv4    0xc8  __udp4_lib_rcv+0x545/0xdd0\n");
-	free(s);
 
 	/* JSON keeps the numbers, and leaves out what a site is not keyed by */
 	t.n = 2;
-	s = render(true, print_sites, &t);
-	assert_string_equal(s,
+	assert_renders(true, print_sites, &t,
 		"[{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
 		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":70,\"masked\":0,"
 		"\"ifindex\":1000001,\"netns\":4026532001,\"l3\":2048,\"l4\":17},"
 		"{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
 		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":70,\"masked\":3}]\n");
-	free(s);
 }
 
 static void print_alert(struct ds_print *p, void *arg)
@@ -491,20 +471,17 @@ static void test_alert_split(void **state)
 	a.sites = &t.v[1];
 	a.n = 1;
 	a.overflow = 4;
-	s = render(false, print_alert, &a);
 	snprintf(want, sizeof(want),
 		 "%s  %10d drops did not fit the per-CPU tables (overflow)\n"
 		 "%s  %10d drops  %-22s %s\n",
 		 "12:00:00.000", 4, "12:00:00.000", 12, "NO_SOCKET",
 		 "__udp4_lib_rcv+0x545/0xdd0");
-	assert_string_equal(s, want);
-	free(s);
+	assert_renders(false, print_alert, &a, want);
 
 	a.sites = t.v;
 	a.n = 3;
 	a.overflow = 0;
-	s = render(true, print_alert, &a);
-	assert_string_equal(s,
+	assert_renders(true, print_alert, &a,
 		"{\"round\":7,\"end\":true,\"overflow_delta\":0,\"sites\":["
 		"{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
 		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":70,\"delta\":3,"
@@ -514,7 +491,6 @@ static void test_alert_split(void **state)
 		"{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
 		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":70,\"delta\":3,"
 		"\"ifindex\":1000001,\"netns\":4026532002,\"l3\":2048,\"l4\":17}]}\n");
-	free(s);
 }
 
 static void test_site_sort(void **state)
