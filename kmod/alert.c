@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Alert rounds. Every interval the worker folds the per-CPU counters and,
- * when something changed, multicasts the sites that changed, as many per
- * message as fit. Messages are built here, in process context, never in
- * the drop path.
+ * Alert rounds and alert control. Every interval, monitor.c folds every
+ * source of events and builds one round: each source puts what changed
+ * since the last round, and the round packs it into as many
+ * DROPSCOPE_CMD_ALERT messages as it takes, the last one marked. Messages
+ * are built here, in process context under ds_lock, never in a probe.
  */
 
 #include <linux/jiffies.h>
@@ -15,18 +16,29 @@
 
 #include "dropscope.h"
 
-/* Start an alert message of round @round; NULL when out of memory. */
-static struct sk_buff *ds_alert_new(u64 round, u64 overflow)
+/* Alert control and its statistics; all of it under ds_lock. */
+static struct {
+	struct ds_alert_config cfg;
+	unsigned long rl_window;	/* jiffies the ratelimit second began */
+	u32 rl_sent;			/* messages sent in that second */
+	u64 rounds;
+	u64 sent;
+	u64 lost;
+	u64 top_suppressed;
+	u64 ratelimited;
+} al;
+
+/* Start the round's next message; NULL when out of memory. */
+static struct sk_buff *ds_round_new(struct ds_round *r)
 {
 	struct sk_buff *skb;
 
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!skb)
 		return NULL;
-	if (!ds_nl_alert_put(skb) ||
-	    nla_put_u64_64bit(skb, DROPSCOPE_A_ROUND, round, DROPSCOPE_A_PAD) ||
-	    (overflow && nla_put_u64_64bit(skb, DROPSCOPE_A_OVERFLOW_DELTA,
-					   overflow, DROPSCOPE_A_PAD))) {
+	r->hdr = ds_nl_alert_put(skb);
+	if (!r->hdr ||
+	    nla_put_u64_64bit(skb, DROPSCOPE_A_ROUND, r->id, DROPSCOPE_A_PAD)) {
 		nlmsg_free(skb);
 		return NULL;
 	}
@@ -34,147 +46,186 @@ static struct sk_buff *ds_alert_new(u64 round, u64 overflow)
 }
 
 /*
- * An alert skb holds one message, starting at skb->data. The rate cap
- * holds back what exceeds it in the current second, and counts it.
+ * Send the round's message. The rate cap holds back what exceeds it in
+ * the current second, and counts it.
  */
-static void ds_alert_send(struct sk_buff *skb)
+static void ds_round_send(struct ds_round *r)
 {
-	if (ds.ratelimit) {
-		if (time_after_eq(jiffies, ds.rl_window + HZ)) {
-			ds.rl_window = jiffies;
-			ds.rl_sent = 0;
+	struct sk_buff *skb = r->skb;
+
+	r->skb = NULL;
+	if (al.cfg.ratelimit) {
+		if (time_after_eq(jiffies, al.rl_window + HZ)) {
+			al.rl_window = jiffies;
+			al.rl_sent = 0;
 		}
-		if (ds.rl_sent >= ds.ratelimit) {
+		if (al.rl_sent >= al.cfg.ratelimit) {
 			nlmsg_free(skb);
-			ds.ratelimited++;
+			al.ratelimited++;
 			return;
 		}
-		ds.rl_sent++;
+		al.rl_sent++;
 	}
-	nlmsg_end(skb, nlmsg_hdr(skb));
-	ds.alerts_sent++;
+	genlmsg_end(skb, r->hdr);
+	al.sent++;
 	if (ds_nl_alert_multicast(skb) == -ENOBUFS)
-		ds.alerts_lost++;
+		al.lost++;
 }
 
-static void ds_site_settle(struct ds_site *site)
+/* Begin a round; it sends nothing until something is put into it. */
+void ds_round_begin(struct ds_round *r)
 {
-	site->alerted = site->total;
-	list_del_init(&site->dirty);
+	lockdep_assert_held(&ds_lock);
+	r->muted = !ds_nl_has_listeners();
+	r->id = 0;
+	r->skb = NULL;
+	r->hdr = NULL;
 }
 
-static u64 ds_site_delta(const struct ds_site *site)
+bool ds_round_muted(const struct ds_round *r)
 {
-	return site->total - site->alerted;
+	return r->muted;
 }
 
-/* sort(): largest delta first */
-static int ds_delta_cmp(const void *a, const void *b)
+/* A message of the round could not be allocated or filled: count it. */
+void ds_round_lost(struct ds_round *r)
 {
-	u64 x = ds_site_delta(*(struct ds_site * const *)a);
-	u64 y = ds_site_delta(*(struct ds_site * const *)b);
+	al.lost++;
+}
+
+/*
+ * Put one item into the round (put() adds its attributes to skb, or
+ * fails with -EMSGSIZE): into the current message, else into a new one.
+ * An item that fits no message, or finds no memory, is counted as a lost
+ * alert.
+ */
+int ds_round_put(struct ds_round *r,
+		 int (*put)(struct sk_buff *skb, const void *item),
+		 const void *item)
+{
+	lockdep_assert_held(&ds_lock);
+	if (r->muted)
+		return 0;
+	if (!r->id)
+		r->id = ++al.rounds;
+	if (r->skb && !put(r->skb, item))
+		return 0;
+	/* this message is full, or there is none yet */
+	if (r->skb)
+		ds_round_send(r);
+	r->skb = ds_round_new(r);
+	if (r->skb && !put(r->skb, item))
+		return 0;
+	if (r->skb)
+		nlmsg_free(r->skb);
+	r->skb = NULL;
+	ds_round_lost(r);
+	return -ENOMEM;
+}
+
+static int ds_put_u64_item(struct sk_buff *skb, const void *item)
+{
+	const u64 *a = item;
+
+	return nla_put_u64_64bit(skb, a[0], a[1], DROPSCOPE_A_PAD);
+}
+
+/* Put one top-level u64 attribute into the round. */
+int ds_round_put_u64(struct ds_round *r, int attrtype, u64 value)
+{
+	u64 a[2] = { attrtype, value };
+
+	return ds_round_put(r, ds_put_u64_item, a);
+}
+
+static int ds_put_end(struct sk_buff *skb, const void *item)
+{
+	return nla_put_flag(skb, DROPSCOPE_A_ROUND_END);
+}
+
+/* Mark the round's last message and send it. */
+void ds_round_end(struct ds_round *r)
+{
+	lockdep_assert_held(&ds_lock);
+	if (!r->id)
+		return;		/* nothing was put: no round */
+	if (!ds_round_put(r, ds_put_end, NULL))
+		ds_round_send(r);
+}
+
+/* sort_r(): largest delta first; priv is the delta function */
+static int ds_delta_cmp(const void *a, const void *b, const void *priv)
+{
+	u64 (*delta)(const void *item) = priv;
+	u64 x = delta(*(void * const *)a);
+	u64 y = delta(*(void * const *)b);
 
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
 /*
- * The sites of this round: those whose delta reached the threshold (the
- * others stay due), the top ones only when there is a cap (the others are
- * settled, and counted as suppressed). Returns how many, in *out.
+ * Alert control over the n changed items of a source: moves to the front
+ * of items those whose delta reached the threshold (*due of them; the
+ * others stay due for a later round) and, under a top-N cap, sorts them
+ * largest delta first. Returns how many of them go into the round; the
+ * rest of the due ones are counted as suppressed. The caller settles all
+ * *due of them.
  */
-static u32 ds_alert_pick(struct ds_site ***out)
+u32 ds_round_pick(struct ds_round *r, void **items, u32 n,
+		  u64 (*delta)(const void *item), u32 *due)
 {
-	u32 n = 0, i = 0, threshold = max(ds.threshold, 1U);
-	struct ds_site *site, **v;
-
-	list_for_each_entry(site, &ds.dirty, dirty)
-		n += ds_site_delta(site) >= threshold;
-	*out = NULL;
-	if (!n)
-		return 0;
-	v = kmalloc_array(n, sizeof(*v), GFP_KERNEL);
-	if (!v) {
-		/* no room to choose: this round is lost, and counted */
-		ds.alerts_lost++;
-		return 0;
-	}
-	list_for_each_entry(site, &ds.dirty, dirty)
-		if (ds_site_delta(site) >= threshold)
-			v[i++] = site;
-	if (ds.top && n > ds.top) {
-		sort(v, n, sizeof(*v), ds_delta_cmp, NULL);
-		for (i = ds.top; i < n; i++)
-			ds_site_settle(v[i]);
-		ds.top_suppressed += n - ds.top;
-		n = ds.top;
-	}
-	*out = v;
-	return n;
-}
-
-/*
- * Send one round. A message that cannot be allocated, or a site too large
- * for an empty message, is counted as a lost alert. Called with ds_lock
- * held.
- */
-void ds_alert_round(void)
-{
-	u64 overflow = ds.overflow - ds.overflow_alerted;
-	struct ds_site *site, *tmp, **v;
-	struct sk_buff *skb;
-	u64 round;
-	u32 n, i;
+	u32 threshold = max(al.cfg.threshold, 1U), i, d = 0;
 
 	lockdep_assert_held(&ds_lock);
-	if (list_empty(&ds.dirty) && !overflow)
-		return;
-	if (!ds_nl_has_listeners()) {
-		/* nobody listens: the next round only carries what is new */
-		list_for_each_entry_safe(site, tmp, &ds.dirty, dirty)
-			ds_site_settle(site);
-		ds.overflow_alerted = ds.overflow;
-		return;
-	}
-	n = ds_alert_pick(&v);
-	if (!n && !overflow)
-		return;
-
-	round = ++ds.rounds;
-	ds.overflow_alerted = ds.overflow;
-	skb = ds_alert_new(round, overflow);
 	for (i = 0; i < n; i++) {
-		site = v[i];
-		if (!skb || ds_nl_put_site(skb, site, true)) {
-			/* this message is full, or was never allocated */
-			if (skb)
-				ds_alert_send(skb);
-			skb = ds_alert_new(round, 0);
-			if (skb && ds_nl_put_site(skb, site, true)) {
-				nlmsg_free(skb);
-				skb = NULL;
-			}
-			if (!skb)
-				ds.alerts_lost++;
-		}
-		ds_site_settle(site);
-	}
-	kfree(v);
-	if (skb && nla_put_flag(skb, DROPSCOPE_A_ROUND_END)) {
-		/* no room left for the end mark: it goes alone */
-		ds_alert_send(skb);
-		skb = ds_alert_new(round, 0);
-		if (skb && nla_put_flag(skb, DROPSCOPE_A_ROUND_END)) {
-			nlmsg_free(skb);
-			skb = NULL;
+		if (delta(items[i]) >= threshold) {
+			swap(items[d], items[i]);
+			d++;
 		}
 	}
-	if (skb)
-		ds_alert_send(skb);
-	else
-		ds.alerts_lost++;
+	*due = d;
+	if (!al.cfg.top || d <= al.cfg.top)
+		return d;
+	sort_r(items, d, sizeof(*items), ds_delta_cmp, NULL, delta);
+	al.top_suppressed += d - al.cfg.top;
+	return al.cfg.top;
 }
 
-void ds_alert_schedule(void)
+void ds_alert_get_config(struct ds_alert_config *cfg)
 {
-	mod_delayed_work(system_wq, &ds.work, msecs_to_jiffies(ds.interval_ms));
+	lockdep_assert_held(&ds_lock);
+	*cfg = al.cfg;
+}
+
+/* Set what is given (not NULL); the policy checked every value. */
+void ds_alert_set_config(const u32 *threshold, const u32 *top,
+			 const u32 *ratelimit)
+{
+	lockdep_assert_held(&ds_lock);
+	if (threshold)
+		al.cfg.threshold = *threshold;
+	if (top)
+		al.cfg.top = *top;
+	if (ratelimit)
+		al.cfg.ratelimit = *ratelimit;
+}
+
+void ds_alert_stats(struct ds_stats *st)
+{
+	lockdep_assert_held(&ds_lock);
+	st->rounds = al.rounds;
+	st->alerts_sent = al.sent;
+	st->alerts_lost = al.lost;
+	st->top_suppressed = al.top_suppressed;
+	st->ratelimited = al.ratelimited;
+}
+
+void ds_alert_reset(void)
+{
+	lockdep_assert_held(&ds_lock);
+	al.rounds = 0;
+	al.sent = 0;
+	al.lost = 0;
+	al.top_suppressed = 0;
+	al.ratelimited = 0;
 }

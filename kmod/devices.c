@@ -12,6 +12,8 @@
  * Writers are netdevice notifiers, serialised by RTNL.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/hash.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>
@@ -94,7 +96,7 @@ static void ds_dev_add(struct net_device *dev)
 		if (!ds_devtab_rebuild(ds_dev_live + 1)) {
 			t = rtnl_dereference(ds_devtab);
 		} else if (!t || ds_dev_used + 2 > t->mask + 1) {
-			pr_warn_ratelimited("dropscope: no memory to track %s: its drops without a socket show no netns\n",
+			pr_warn_ratelimited("no memory to track %s: its drops without a socket show no netns\n",
 					    dev->name);
 			return;
 		}
@@ -103,6 +105,7 @@ static void ds_dev_add(struct net_device *dev)
 	if (e->dev == (unsigned long)dev)
 		return;
 	e->inum = dev_net(dev)->ns.inum;
+	/* pairs with the smp_load_acquire() in ds_packet_netns() */
 	smp_store_release(&e->dev, (unsigned long)dev);
 	ds_dev_used++;
 	ds_dev_live++;

@@ -1,6 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Internal interfaces between the parts of dropscope.ko.
+ *
+ * Each piece of state has one owner, and the files follow the execution
+ * context their code runs in:
+ *
+ *   probe.c    the skb:kfree_skb probe and its per-CPU tables: any context,
+ *              hard IRQ included, lockless
+ *   sites.c    the folder of the drop path: per-CPU shadows, the sites, the
+ *              drop statistics; under ds_lock, process context
+ *   rules.c    the mask rules and the filter they ask of the probe; under
+ *              ds_lock
+ *   devices.c  the netns of live devices, for the probe; under RTNL
+ *   alert.c    alert rounds, alert control and its statistics; under
+ *              ds_lock
+ *   monitor.c  running or stopped, the interval worker, and the list of
+ *              sources of events; under ds_lock
+ *   netlink.c  the generic netlink family: commands in, replies out
+ *   reasons.c  the running kernel's drop reason names
+ *
+ * A source of events (the drop path today) plugs into monitor.c with a
+ * struct ds_source: monitor.c attaches and detaches it, folds it on every
+ * interval and asks it for its part of each alert round.
  */
 #ifndef _DROPSCOPE_H
 #define _DROPSCOPE_H
@@ -11,54 +32,77 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
-#include <linux/workqueue.h>
+#include <asm/local64.h>
 
 #include <uapi/linux/dropscope.h>
 
+struct genl_info;
+struct netlink_ext_ack;
+struct sk_buff;
+
 /*
- * One drop site: the totals of one (location, reason) key merged across
- * all CPUs. Owned by the folder; every field is protected by ds_lock.
+ * ds_lock serialises netlink commands (taken in pre_doit), dumps, the
+ * interval worker, module init and exit: everything but the probe.
  */
-struct ds_site {
-	unsigned long loc;
-	u32 reason;
-	u32 ifindex;		/* packet fields: 0 unless a rule uses them */
-	u32 netns;
-	u16 l3;
-	u8 l4;
-	bool masked;		/* the verdict of the rules of rules_gen */
-	u32 rules_gen;
-	int rule;		/* index of the deciding rule, or -1 */
-	u64 total;		/* drops shown since start or reset */
-	u64 masked_total;	/* drops hidden by rules */
-	u64 alerted;		/* total when the last alert round went out */
-	struct list_head dirty;	/* on ds_state.dirty while total != alerted */
-	struct hlist_node hnode;	/* in the key hash of sites.c */
-	char *symbol;		/* "sym+0x1c/0x80 [mod]", rendered once */
-	char *reason_name;	/* the running kernel's name, or NULL */
+extern struct mutex ds_lock;
+extern unsigned int ds_capacity;
+
+/* ---- monitor.c: sources of events, running or stopped ---------------- */
+
+struct ds_round;
+
+/*
+ * A source of events. Every callback runs under ds_lock, in process
+ * context.
+ *   attach: attach the hooks; counting starts from zero
+ *   detach: detach them; no hook runs on any CPU once it returns
+ *   fold:   fold the per-CPU counters into the source's own view
+ *   alert:  put what changed since the last round into the round (or only
+ *           settle it, when nobody listens: ds_round_muted())
+ *   reset:  forget every total and statistic; @attached says whether the
+ *           hooks are attached (then per-CPU state must be kept)
+ *   free:   module exit; no command can run any more
+ */
+struct ds_source {
+	const char *name;
+	int (*attach)(struct netlink_ext_ack *extack);
+	void (*detach)(void);
+	void (*fold)(void);
+	void (*alert)(struct ds_round *round);
+	void (*reset)(bool attached);
+	void (*free)(void);
 };
 
-/* A mask rule; a field is matched only if its bit is in match. */
-struct ds_rule {
-	u32 id;
-	u8 mode;		/* enum dropscope_rule_mode */
-	u32 match;		/* DS_M_* */
-	unsigned long start, end;
-	u32 reason, ifindex, netns;
-	u16 l3;
-	u8 l4;
-	u64 hits;
+void ds_monitor_init(void);
+void ds_monitor_exit(void);
+void ds_monitor_free(void);
+int ds_start(struct netlink_ext_ack *extack);
+int ds_stop(struct netlink_ext_ack *extack);
+void ds_reset(void);
+void ds_fold_all(void);
+bool ds_running(void);
+u32 ds_interval_ms(void);
+void ds_set_interval_ms(u32 ms);
+
+/* ---- probe.c: the drop probe and its per-CPU tables ------------------- */
+
+/*
+ * One key of a per-CPU table and its count. A key is (location, reason),
+ * plus those of the packet's fields some mask rule matches on: rk is
+ * reason | ifindex << 32, pk is netns | l3 << 32 | l4 << 48 (l3 in network
+ * byte order here).
+ */
+struct ds_slot {
+	unsigned long loc;	/* 0: free; set once when claimed */
+	u64 rk;
+	u64 pk;
+	local64_t count;	/* written by the owning CPU only */
 };
 
-#define DS_M_LOC	BIT(0)
-#define DS_M_REASON	BIT(1)
-#define DS_M_IFINDEX	BIT(2)
-#define DS_M_NETNS	BIT(3)
-#define DS_M_L3		BIT(4)
-#define DS_M_L4		BIT(5)
-#define DS_M_PACKET	(DS_M_IFINDEX | DS_M_NETNS | DS_M_L3 | DS_M_L4)
+/* Input interfaces below this have a bit in the device gate. */
+#define DS_GATE_DEVS	4096
 
-/* The packet fields a drop can be keyed by: DS_M_IFINDEX >> 2 on. */
+/* The packet fields a drop can be keyed by. */
 enum {
 	DS_F_IFINDEX,
 	DS_F_NETNS,
@@ -67,19 +111,15 @@ enum {
 	DS_F_COUNT
 };
 
-#define DS_M_TO_FIELDS(m)	(((m) & DS_M_PACKET) >> 2)
-
-/* Input interfaces below this have a bit in the device gate. */
-#define DS_GATE_DEVS	4096
-
 /*
  * What the drop path must read for the rules: the packet fields they match
  * on and, when every rule on packet fields names an input device, those
  * devices. A drop that came in on none of them matches no such rule, so it
- * is counted without its packet fields.
+ * is counted without its packet fields. rules.c derives it from the rules;
+ * probe.c applies it.
  */
 struct ds_filter {
-	u32 fields;			/* DS_F_* bits */
+	u32 fields;			/* BIT(DS_F_*) */
 	bool devless;			/* some rule on them names no device */
 	DECLARE_BITMAP(devs, DS_GATE_DEVS);	/* the devices named */
 };
@@ -90,65 +130,19 @@ static inline bool ds_filter_gated(const struct ds_filter *f)
 	return f->fields && !f->devless;
 }
 
-/*
- * Global state. ds_lock serialises netlink commands (taken in pre_doit),
- * dumps, the alert worker, module init and exit.
- */
-struct ds_state {
-	bool running;
-	bool exiting;		/* the module is being unloaded */
-	u32 interval_ms;
-	u32 generation;		/* bumped whenever sites are freed */
-
-	/* the folded view, see sites.c */
-	struct ds_site **sites;	/* array of nsites pointers */
-	u32 nsites, sites_cap;
-	struct list_head dirty;	/* sites changed since the last round */
-	u64 events;		/* drops folded: site totals plus overflow */
-	u64 overflow;		/* drops that did not fit a per-CPU table */
-	u64 overflow_alerted;	/* overflow at the last alert round */
-	u64 alloc_fails;	/* drops folded while no site could be allocated */
-	u64 shown;		/* drops not masked */
-	u64 masked;		/* drops masked: by a MASK rule or no ONLY rule */
-
-	/* mask rules, see rules.c */
-	struct ds_rule *rules;	/* DROPSCOPE_MAX_RULES, nrules in use */
-	u32 nrules, nonly;
-	u32 rules_gen;		/* bumped on every change */
-	u32 next_rule_id;
-
-	/* alert control */
-	u32 threshold, top, ratelimit;
-	u64 top_suppressed;
-	u64 ratelimited;
-	unsigned long rl_window;	/* jiffies the ratelimit second began */
-	u32 rl_sent;
-
-	/* alerts, see alert.c */
-	u64 rounds;
-	u64 alerts_sent;
-	u64 alerts_lost;
-	u64 folds;
-
-	struct delayed_work work;
-};
-
-extern struct ds_state ds;
-extern struct mutex ds_lock;
-extern unsigned int ds_capacity;
-
-/* table.c: the per-CPU tables, the tracepoint probe and the folder */
-int ds_table_init(void);
-void ds_table_exit(void);
+int ds_probe_init(void);
+void ds_probe_exit(void);
 int ds_probe_attach(void);
 void ds_probe_detach(void);
-void ds_table_clear(void);
+void ds_probe_clear(void);
+bool ds_probe_set_filter(const struct ds_filter *f);
+u32 ds_probe_slots(void);
+u32 ds_probe_used(unsigned int cpu);
+const struct ds_slot *ds_probe_slot(unsigned int cpu, u32 j, u32 *index);
+u64 ds_probe_overflow(unsigned int cpu);
 
-void ds_fold(void);
-void ds_table_forget_sites(void);
-bool ds_table_set_filter(const struct ds_filter *f);
+/* ---- devices.c: the netns of live devices, by pointer, for the probe -- */
 
-/* devices.c: the netns of live devices, by pointer, for the probe */
 struct ds_dev {
 	unsigned long dev;	/* 0: free; ~0: removed; published last */
 	u32 inum;
@@ -171,43 +165,141 @@ static inline u32 ds_dev_hash(const struct ds_devtab *t, unsigned long dev)
 int ds_devices_init(void);
 void ds_devices_exit(void);
 
-/* sites.c: the folded view */
-struct ds_site *ds_site_get(unsigned long loc, u64 rk, u64 pk);
-void ds_site_add(struct ds_site *site, u64 delta);
-void ds_sites_free(void);
+/* ---- sites.c: the folded view of the drop path ----------------------- */
 
-/* rules.c: mask rules */
-struct genl_info;
+/*
+ * One drop site: the totals of one key merged across all CPUs. Owned by
+ * sites.c; every field is protected by ds_lock.
+ */
+struct ds_site {
+	unsigned long loc;
+	u32 reason;
+	u32 ifindex;		/* packet fields: 0 unless a rule uses them */
+	u32 netns;
+	u16 l3;
+	u8 l4;
+	bool masked;		/* the verdict of the rules of rules_gen */
+	u32 rules_gen;
+	int rule;		/* index of the deciding rule, or -1 */
+	u64 total;		/* drops shown since start or reset */
+	u64 masked_total;	/* drops hidden by rules */
+	u64 alerted;		/* total when the last alert round went out */
+	struct list_head dirty;	/* on the dirty list while total != alerted */
+	struct hlist_node hnode;	/* in the key hash */
+	char *symbol;		/* "sym+0x1c/0x80 [mod]", rendered once */
+	char *reason_name;	/* the running kernel's name, or NULL */
+};
+
+/* The statistics of DROPSCOPE_A_STATS, filled by their owners. */
+struct ds_stats {
+	u64 events;		/* sites.c */
+	u64 sites;
+	u64 overflow;
+	u64 folds;
+	u64 alloc_fails;
+	u64 shown;
+	u64 masked;
+	u64 rounds;		/* alert.c */
+	u64 alerts_sent;
+	u64 alerts_lost;
+	u64 top_suppressed;
+	u64 ratelimited;
+};
+
+extern const struct ds_source ds_drop_source;
+
+int ds_sites_init(void);
+void ds_sites_exit(void);
+void ds_drops_fold(void);
+void ds_drops_stats(struct ds_stats *st);
+u32 ds_sites_count(void);
+const struct ds_site *ds_site_at(u32 i);
+const u32 *ds_sites_generation(void);
+
+/* ---- rules.c: mask rules --------------------------------------------- */
+
+/* A mask rule; a field is matched only if its bit is in match. */
+struct ds_rule {
+	u32 id;
+	u8 mode;		/* enum dropscope_rule_mode */
+	u32 match;		/* DS_M_* */
+	unsigned long start, end;
+	u32 reason, ifindex, netns;
+	u16 l3;
+	u8 l4;
+	u64 hits;
+};
+
+#define DS_M_LOC	BIT(0)
+#define DS_M_REASON	BIT(1)
+#define DS_M_IFINDEX	BIT(2)
+#define DS_M_NETNS	BIT(3)
+#define DS_M_L3		BIT(4)
+#define DS_M_L4		BIT(5)
+#define DS_M_PACKET	(DS_M_IFINDEX | DS_M_NETNS | DS_M_L3 | DS_M_L4)
+
+/* The packet fields a rule matches on, as BIT(DS_F_*): DS_M_IFINDEX on. */
+#define DS_M_TO_FIELDS(m)	(((m) & DS_M_PACKET) >> 2)
+
 void ds_rules_judge(struct ds_site *site);
+u32 ds_rules_gen(void);
+void ds_rule_hit(int rule, u64 delta);
+void ds_rules_zero_hits(void);
 int ds_rule_add(struct ds_rule *rule, struct genl_info *info);
 int ds_rule_del(u32 id);
 void ds_rules_clear(void);
 void ds_rules_free(void);
+u32 ds_rules_count(void);
+const struct ds_rule *ds_rule_at(u32 i);
+const u32 *ds_rules_generation(void);
 
-/* reasons.c: the running kernel's drop reason names */
-const char *ds_reason_name(u32 reason, char *buf, size_t len);
-int ds_reason_next(u32 *cursor, u32 *id, char *name, size_t len);
+/* ---- alert.c: alert rounds and alert control ------------------------- */
 
-/* alert.c: the alert rounds */
-void ds_alert_round(void);
-void ds_alert_schedule(void);
+struct ds_alert_config {
+	u32 threshold;		/* alert an item once its delta reaches it */
+	u32 top;		/* at most this many items a round; 0: all */
+	u32 ratelimit;		/* at most this many messages a second */
+};
 
-/* netlink.c: the generic netlink family */
-struct sk_buff;
+void ds_round_begin(struct ds_round *round);
+void ds_round_end(struct ds_round *round);
+bool ds_round_muted(const struct ds_round *round);
+int ds_round_put_u64(struct ds_round *round, int attrtype, u64 value);
+int ds_round_put(struct ds_round *round,
+		 int (*put)(struct sk_buff *skb, const void *item),
+		 const void *item);
+void ds_round_lost(struct ds_round *round);
+u32 ds_round_pick(struct ds_round *round, void **items, u32 n,
+		  u64 (*delta)(const void *item), u32 *due);
+
+/* The round being built; only alert.c looks inside. */
+struct ds_round {
+	bool muted;		/* nobody listens: settle, build nothing */
+	u64 id;			/* 0 until its first message */
+	struct sk_buff *skb;	/* the message being filled, or NULL */
+	void *hdr;		/* its genetlink header */
+};
+
+void ds_alert_get_config(struct ds_alert_config *cfg);
+void ds_alert_set_config(const u32 *threshold, const u32 *top,
+			 const u32 *ratelimit);
+void ds_alert_stats(struct ds_stats *st);
+void ds_alert_reset(void);
+
+/* ---- netlink.c: the generic netlink family --------------------------- */
+
 int ds_nl_init(void);
 void ds_nl_exit(void);
 int ds_nl_put_site(struct sk_buff *skb, const struct ds_site *site,
 		   bool alert);
+int ds_nl_put_alert_site(struct sk_buff *skb, const void *site);
 void *ds_nl_alert_put(struct sk_buff *skb);
 int ds_nl_alert_multicast(struct sk_buff *skb);
 bool ds_nl_has_listeners(void);
 
-/* monitor.c: start, stop, reset and the interval worker */
-void ds_monitor_init(void);
-void ds_monitor_exit(void);
-void ds_monitor_free(void);
-int ds_start(void);
-void ds_stop(void);
-void ds_reset(void);
+/* ---- reasons.c: the running kernel's drop reason names --------------- */
+
+const char *ds_reason_name(u32 reason, char *buf, size_t len);
+int ds_reason_next(u32 *cursor, u32 *id, char *name, size_t len);
 
 #endif /* _DROPSCOPE_H */

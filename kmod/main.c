@@ -2,7 +2,11 @@
 /*
  * dropscope: count where and why the kernel drops packets, and tell
  * userspace over generic netlink. See include/uapi/linux/dropscope.h.
+ * This file holds only module init and exit; see dropscope.h for the
+ * parts and what each owns.
  */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -11,7 +15,7 @@
 
 #include "dropscope.h"
 
-struct ds_state ds;
+/* Serialises everything but the probe: see dropscope.h. */
 DEFINE_MUTEX(ds_lock);
 
 unsigned int ds_capacity = 4096;
@@ -24,16 +28,19 @@ static int __init ds_init(void)
 	int err;
 
 	if (!ds_capacity || ds_capacity > (1U << 20)) {
-		pr_err("dropscope: capacity must be 1 to 1048576\n");
+		pr_err("capacity must be 1 to 1048576\n");
 		return -EINVAL;
 	}
 	ds_monitor_init();
-	err = ds_table_init();
+	err = ds_probe_init();
 	if (err)
 		return err;
+	err = ds_sites_init();
+	if (err)
+		goto err_probe;
 	err = ds_devices_init();
 	if (err)
-		goto err_table;
+		goto err_sites;
 	err = ds_nl_init();
 	if (err)
 		goto err_devices;
@@ -41,8 +48,10 @@ static int __init ds_init(void)
 
 err_devices:
 	ds_devices_exit();
-err_table:
-	ds_table_exit();
+err_sites:
+	ds_sites_exit();
+err_probe:
+	ds_probe_exit();
 	return err;
 }
 
@@ -52,7 +61,8 @@ static void __exit ds_exit(void)
 	ds_nl_exit();
 	ds_monitor_free();
 	ds_devices_exit();
-	ds_table_exit();
+	ds_sites_exit();
+	ds_probe_exit();
 }
 
 module_init(ds_init);

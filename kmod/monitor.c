@@ -1,95 +1,166 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Monitoring state: start, stop, reset and the interval worker. All of it
- * runs under ds_lock.
+ * Monitoring: running or stopped, the interval worker, and the sources of
+ * events it drives. Only this file schedules the worker or changes
+ * running. All of it runs under ds_lock.
+ *
+ * A source of events (struct ds_source) plugs in by adding itself to
+ * ds_sources[]: start attaches every source in order (and detaches those
+ * already attached if one fails), stop detaches them all, and every
+ * interval the worker folds each source and builds one alert round from
+ * all of them.
  */
 
 #include <linux/workqueue.h>
+#include <net/netlink.h>
 
 #include "dropscope.h"
 
-static void ds_zero_stats(void)
-{
-	u32 i;
+static const struct ds_source *const ds_sources[] = {
+	&ds_drop_source,
+};
 
-	ds.events = 0;
-	ds.overflow = 0;
-	ds.overflow_alerted = 0;
-	ds.alloc_fails = 0;
-	ds.rounds = 0;
-	ds.alerts_sent = 0;
-	ds.alerts_lost = 0;
-	ds.folds = 0;
-	ds.shown = 0;
-	ds.masked = 0;
-	ds.top_suppressed = 0;
-	ds.ratelimited = 0;
-	for (i = 0; i < ds.nrules; i++)
-		ds.rules[i].hits = 0;
+static struct {
+	bool running;		/* the sources are attached */
+	bool exiting;		/* the module is being unloaded */
+	u32 interval_ms;
+	struct delayed_work work;
+} mon;
+
+bool ds_running(void)
+{
+	lockdep_assert_held(&ds_lock);
+	return mon.running;
 }
 
-/* Forget everything. With the probe detached, the tables are emptied too. */
-static void ds_clear(void)
+u32 ds_interval_ms(void)
 {
-	ds_sites_free();
-	ds_zero_stats();
-	if (!ds.running)
-		ds_table_clear();
+	lockdep_assert_held(&ds_lock);
+	return mon.interval_ms;
 }
 
-int ds_start(void)
+static void ds_schedule(void)
 {
+	mod_delayed_work(system_wq, &mon.work,
+			 msecs_to_jiffies(mon.interval_ms));
+}
+
+/* Takes effect at once: a running worker is rescheduled. */
+void ds_set_interval_ms(u32 ms)
+{
+	lockdep_assert_held(&ds_lock);
+	mon.interval_ms = ms;
+	if (mon.running)
+		ds_schedule();
+}
+
+void ds_fold_all(void)
+{
+	size_t i;
+
+	lockdep_assert_held(&ds_lock);
+	for (i = 0; i < ARRAY_SIZE(ds_sources); i++)
+		ds_sources[i]->fold();
+}
+
+static void ds_alert_all(void)
+{
+	struct ds_round round;
+	size_t i;
+
+	ds_round_begin(&round);
+	for (i = 0; i < ARRAY_SIZE(ds_sources); i++)
+		ds_sources[i]->alert(&round);
+	ds_round_end(&round);
+}
+
+static void ds_reset_all(bool attached)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ds_sources); i++)
+		ds_sources[i]->reset(attached);
+	ds_alert_reset();
+}
+
+static void ds_detach_all(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ds_sources); i++)
+		ds_sources[i]->detach();
+}
+
+/* Start counting from zero. */
+int ds_start(struct netlink_ext_ack *extack)
+{
+	size_t i;
 	int err;
 
 	lockdep_assert_held(&ds_lock);
-	if (ds.exiting)
+	if (mon.exiting) {
+		NL_SET_ERR_MSG(extack, "dropscope is being unloaded");
 		return -ENODEV;
-	ds_clear();
-	err = ds_probe_attach();
-	if (err)
-		return err;
-	ds.running = true;
-	ds_alert_schedule();
+	}
+	if (mon.running) {
+		NL_SET_ERR_MSG(extack, "monitoring is already running");
+		return -EALREADY;
+	}
+	ds_reset_all(false);
+	for (i = 0; i < ARRAY_SIZE(ds_sources); i++) {
+		err = ds_sources[i]->attach(extack);
+		if (err)
+			goto err_detach;
+	}
+	mon.running = true;
+	ds_schedule();
 	return 0;
+
+err_detach:
+	while (i--)
+		ds_sources[i]->detach();
+	return err;
 }
 
 /* Detach, then fold and alert what came in since the last round. */
-void ds_stop(void)
+int ds_stop(struct netlink_ext_ack *extack)
 {
 	lockdep_assert_held(&ds_lock);
-	ds_probe_detach();
-	ds.running = false;
+	if (!mon.running) {
+		NL_SET_ERR_MSG(extack, "monitoring is not running");
+		return -EALREADY;
+	}
+	ds_detach_all();
+	mon.running = false;
 	/* a worker waiting for ds_lock sees !running and does nothing */
-	cancel_delayed_work(&ds.work);
-	ds_fold();
-	ds_alert_round();
+	cancel_delayed_work(&mon.work);
+	ds_fold_all();
+	ds_alert_all();
+	return 0;
 }
 
+/* Forget every total and statistic; what was counted so far is folded. */
 void ds_reset(void)
 {
 	lockdep_assert_held(&ds_lock);
-	/* fold first: what the tables hold now is what the reset forgets */
-	if (ds.running)
-		ds_fold();
-	ds_clear();
+	ds_reset_all(mon.running);
 }
 
 static void ds_work_fn(struct work_struct *work)
 {
 	mutex_lock(&ds_lock);
-	if (ds.running) {
-		ds_fold();
-		ds_alert_round();
-		ds_alert_schedule();
+	if (mon.running) {
+		ds_fold_all();
+		ds_alert_all();
+		ds_schedule();
 	}
 	mutex_unlock(&ds_lock);
 }
 
 void ds_monitor_init(void)
 {
-	ds.interval_ms = DROPSCOPE_INTERVAL_DEF_MS;
-	INIT_LIST_HEAD(&ds.dirty);
-	INIT_DELAYED_WORK(&ds.work, ds_work_fn);
+	mon.interval_ms = DROPSCOPE_INTERVAL_DEF_MS;
+	INIT_DELAYED_WORK(&mon.work, ds_work_fn);
 }
 
 /*
@@ -100,18 +171,20 @@ void ds_monitor_init(void)
 void ds_monitor_exit(void)
 {
 	mutex_lock(&ds_lock);
-	ds.exiting = true;
-	ds_probe_detach();
-	ds.running = false;
+	mon.exiting = true;
+	ds_detach_all();
+	mon.running = false;
 	mutex_unlock(&ds_lock);
-	cancel_delayed_work_sync(&ds.work);
+	cancel_delayed_work_sync(&mon.work);
 }
 
 /* Module exit, last step: no command can run any more. */
 void ds_monitor_free(void)
 {
+	size_t i;
+
 	mutex_lock(&ds_lock);
-	ds_sites_free();
-	ds_rules_free();
+	for (i = 0; i < ARRAY_SIZE(ds_sources); i++)
+		ds_sources[i]->free();
 	mutex_unlock(&ds_lock);
 }

@@ -4,6 +4,7 @@
  * protocol is documented in include/uapi/linux/dropscope.h.
  */
 
+#include <linux/module.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
@@ -89,6 +90,13 @@ int ds_nl_put_site(struct sk_buff *skb, const struct ds_site *site,
 	return 0;
 }
 
+/* A site as an alert carries it, for ds_round_put(). */
+int ds_nl_put_alert_site(struct sk_buff *skb, const void *site)
+{
+	return ds_nl_put_site(skb, site, true);
+}
+
+/* The header of an alert message; genlmsg_end() it with what this returns. */
 void *ds_nl_alert_put(struct sk_buff *skb)
 {
 	return genlmsg_put(skb, 0, 0, &ds_family, 0, DROPSCOPE_CMD_ALERT);
@@ -123,29 +131,12 @@ static void ds_post_doit(const struct ds_genl_op *ops, struct sk_buff *skb,
 
 static int ds_cmd_start(struct sk_buff *skb, struct genl_info *info)
 {
-	int err;
-
-	if (ds.running) {
-		NL_SET_ERR_MSG(info->extack, "monitoring is already running");
-		return -EALREADY;
-	}
-	err = ds_start();
-	if (err == -ENODEV)
-		NL_SET_ERR_MSG(info->extack, "dropscope is being unloaded");
-	else if (err)
-		NL_SET_ERR_MSG(info->extack,
-			       "cannot attach to skb:kfree_skb");
-	return err;
+	return ds_start(info->extack);
 }
 
 static int ds_cmd_stop(struct sk_buff *skb, struct genl_info *info)
 {
-	if (!ds.running) {
-		NL_SET_ERR_MSG(info->extack, "monitoring is not running");
-		return -EALREADY;
-	}
-	ds_stop();
-	return 0;
+	return ds_stop(info->extack);
 }
 
 static int ds_cmd_reset(struct sk_buff *skb, struct genl_info *info)
@@ -183,13 +174,16 @@ err:
 
 static int ds_fill_config(struct sk_buff *msg, const void *arg)
 {
-	if (nla_put_u8(msg, DROPSCOPE_A_RUNNING, ds.running) ||
-	    nla_put_u32(msg, DROPSCOPE_A_INTERVAL_MS, ds.interval_ms) ||
+	struct ds_alert_config cfg;
+
+	ds_alert_get_config(&cfg);
+	if (nla_put_u8(msg, DROPSCOPE_A_RUNNING, ds_running()) ||
+	    nla_put_u32(msg, DROPSCOPE_A_INTERVAL_MS, ds_interval_ms()) ||
 	    nla_put_u32(msg, DROPSCOPE_A_CAPACITY, ds_capacity) ||
-	    nla_put_u32(msg, DROPSCOPE_A_THRESHOLD, ds.threshold) ||
-	    nla_put_u32(msg, DROPSCOPE_A_TOP, ds.top) ||
-	    nla_put_u32(msg, DROPSCOPE_A_RATELIMIT, ds.ratelimit) ||
-	    nla_put_u32(msg, DROPSCOPE_A_RULES, ds.nrules))
+	    nla_put_u32(msg, DROPSCOPE_A_THRESHOLD, cfg.threshold) ||
+	    nla_put_u32(msg, DROPSCOPE_A_TOP, cfg.top) ||
+	    nla_put_u32(msg, DROPSCOPE_A_RATELIMIT, cfg.ratelimit) ||
+	    nla_put_u32(msg, DROPSCOPE_A_RULES, ds_rules_count()))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -199,9 +193,19 @@ static int ds_cmd_config_get(struct sk_buff *skb, struct genl_info *info)
 	return ds_reply(info, DROPSCOPE_CMD_CONFIG_GET, ds_fill_config, NULL);
 }
 
+/* The u32 value of attribute type in a, or NULL when absent. */
+static const u32 *ds_get_u32(struct nlattr **a, int type, u32 *buf)
+{
+	if (!a[type])
+		return NULL;
+	*buf = nla_get_u32(a[type]);
+	return buf;
+}
+
 static int ds_cmd_config_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
+	u32 v[4];
 
 	if (!a[DROPSCOPE_A_INTERVAL_MS] && !a[DROPSCOPE_A_THRESHOLD] &&
 	    !a[DROPSCOPE_A_TOP] && !a[DROPSCOPE_A_RATELIMIT]) {
@@ -210,51 +214,48 @@ static int ds_cmd_config_set(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	/* the policy checked every value: nothing below can fail */
-	if (a[DROPSCOPE_A_THRESHOLD])
-		ds.threshold = nla_get_u32(a[DROPSCOPE_A_THRESHOLD]);
-	if (a[DROPSCOPE_A_TOP])
-		ds.top = nla_get_u32(a[DROPSCOPE_A_TOP]);
-	if (a[DROPSCOPE_A_RATELIMIT])
-		ds.ratelimit = nla_get_u32(a[DROPSCOPE_A_RATELIMIT]);
-	if (a[DROPSCOPE_A_INTERVAL_MS]) {
-		ds.interval_ms = nla_get_u32(a[DROPSCOPE_A_INTERVAL_MS]);
-		if (ds.running)
-			ds_alert_schedule();
-	}
+	ds_alert_set_config(ds_get_u32(a, DROPSCOPE_A_THRESHOLD, &v[0]),
+			    ds_get_u32(a, DROPSCOPE_A_TOP, &v[1]),
+			    ds_get_u32(a, DROPSCOPE_A_RATELIMIT, &v[2]));
+	if (ds_get_u32(a, DROPSCOPE_A_INTERVAL_MS, &v[3]))
+		ds_set_interval_ms(v[3]);
 	return 0;
 }
 
 static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 {
+	struct ds_stats st;
 	struct nlattr *nest;
 
+	ds_drops_stats(&st);
+	ds_alert_stats(&st);
 	nest = nla_nest_start(msg, DROPSCOPE_A_STATS);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_EVENTS, ds.events,
+	if (nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_EVENTS, st.events,
 			      DROPSCOPE_STATS_A_PAD) ||
-	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SITES, ds.nsites,
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SITES, st.sites,
 			      DROPSCOPE_STATS_A_PAD) ||
-	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_OVERFLOW, ds.overflow,
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_OVERFLOW, st.overflow,
 			      DROPSCOPE_STATS_A_PAD) ||
-	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_ROUNDS, ds.rounds,
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_ROUNDS, st.rounds,
 			      DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_ALERTS_SENT,
-			      ds.alerts_sent, DROPSCOPE_STATS_A_PAD) ||
+			      st.alerts_sent, DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_ALERTS_LOST,
-			      ds.alerts_lost, DROPSCOPE_STATS_A_PAD) ||
-	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_FOLDS, ds.folds,
+			      st.alerts_lost, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_FOLDS, st.folds,
 			      DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_ALLOC_FAILS,
-			      ds.alloc_fails, DROPSCOPE_STATS_A_PAD) ||
-	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SHOWN, ds.shown,
+			      st.alloc_fails, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SHOWN, st.shown,
 			      DROPSCOPE_STATS_A_PAD) ||
-	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_MASKED, ds.masked,
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_MASKED, st.masked,
 			      DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_TOP_SUPPRESSED,
-			      ds.top_suppressed, DROPSCOPE_STATS_A_PAD) ||
+			      st.top_suppressed, DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_RATELIMITED,
-			      ds.ratelimited, DROPSCOPE_STATS_A_PAD)) {
+			      st.ratelimited, DROPSCOPE_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -264,7 +265,7 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 
 static int ds_cmd_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
-	ds_fold();
+	ds_fold_all();
 	return ds_reply(info, DROPSCOPE_CMD_STATS_GET, ds_fill_stats, NULL);
 }
 
@@ -275,7 +276,7 @@ static int ds_cmd_stats_get(struct sk_buff *skb, struct genl_info *info)
  * two parts flags the dump as interrupted.
  */
 static int ds_dump_array(struct sk_buff *skb, struct netlink_callback *cb,
-			 u8 cmd, const u32 *gen, const u32 *n,
+			 u8 cmd, const u32 *gen, u32 (*count)(void),
 			 int (*put)(struct sk_buff *skb, u32 i))
 {
 	void *hdr;
@@ -283,11 +284,11 @@ static int ds_dump_array(struct sk_buff *skb, struct netlink_callback *cb,
 
 	mutex_lock(&ds_lock);
 	if (!cb->args[1]) {
-		ds_fold();
+		ds_fold_all();
 		cb->args[1] = 1;
 	}
 	cb->seq = *gen;
-	for (i = cb->args[0]; i < *n; i++) {
+	for (i = cb->args[0]; i < count(); i++) {
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, &ds_family, NLM_F_MULTI,
 				  cmd);
@@ -307,13 +308,14 @@ static int ds_dump_array(struct sk_buff *skb, struct netlink_callback *cb,
 
 static int ds_put_site_i(struct sk_buff *skb, u32 i)
 {
-	return ds_nl_put_site(skb, ds.sites[i], false);
+	return ds_nl_put_site(skb, ds_site_at(i), false);
 }
 
 static int ds_dump_sites(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	return ds_dump_array(skb, cb, DROPSCOPE_CMD_SITES_GET, &ds.generation,
-			     &ds.nsites, ds_put_site_i);
+	return ds_dump_array(skb, cb, DROPSCOPE_CMD_SITES_GET,
+			     ds_sites_generation(), ds_sites_count,
+			     ds_put_site_i);
 }
 
 /* Reasons dump: cb->args[0] is the reason cursor of ds_reason_next(). */
@@ -469,20 +471,23 @@ static int ds_cmd_mask_clear(struct sk_buff *skb, struct genl_info *info)
 
 static int ds_put_rule_i(struct sk_buff *skb, u32 i)
 {
-	return ds_put_rule(skb, &ds.rules[i]);
+	return ds_put_rule(skb, ds_rule_at(i));
 }
 
 /* Rules dump: hits are folded first. */
 static int ds_dump_rules(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	return ds_dump_array(skb, cb, DROPSCOPE_CMD_MASK_GET, &ds.rules_gen,
-			     &ds.nrules, ds_put_rule_i);
+	return ds_dump_array(skb, cb, DROPSCOPE_CMD_MASK_GET,
+			     ds_rules_generation(), ds_rules_count,
+			     ds_put_rule_i);
 }
 
 /*
  * Every command needs CAP_NET_ADMIN in the initial user namespace: dumps
- * carry kernel addresses. No command takes attributes but CONFIG_SET: the
- * core rejects any attribute sent to an op without a policy.
+ * carry kernel addresses. Only CONFIG_SET, MASK_ADD and MASK_DEL take
+ * attributes: the core rejects any attribute sent to an op without a
+ * policy. The ops and policies follow the YNL spec
+ * Documentation/netlink/specs/dropscope.yaml.
  */
 static const struct genl_ops ds_ops[] = {
 	{
@@ -574,6 +579,8 @@ static struct genl_family ds_family __ro_after_init = {
 	.pre_doit = ds_pre_doit,
 	.post_doit = ds_post_doit,
 };
+
+MODULE_ALIAS_GENL_FAMILY(DROPSCOPE_GENL_NAME);
 
 int ds_nl_init(void)
 {

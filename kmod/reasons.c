@@ -11,7 +11,7 @@
 #include "compat.h"
 #include "dropscope.h"
 
-#if DS_HAVE_REASON_SUBSYS
+#ifdef DS_HAVE_REASON_SUBSYS
 
 /* Reason ids are (subsystem << SKB_DROP_REASON_SUBSYS_SHIFT) | index. */
 static bool ds_reason_copy(u32 reason, char *buf, size_t len)

@@ -7,6 +7,10 @@
  * site is judged once per rule-set generation; the fold right before each
  * change settles the drops counted under the old rules. Everything here
  * runs under ds_lock.
+ *
+ * The rules own the filter: what the drop path must read for them is
+ * derived from the rules whenever they change (ds_rules_filter()) and
+ * handed to the probe, which alone keeps what it is keyed by.
  */
 
 #include <linux/kallsyms.h>
@@ -17,6 +21,14 @@
 #include <net/net_namespace.h>
 
 #include "dropscope.h"
+
+/* The rule set; all of it under ds_lock. */
+static struct {
+	struct ds_rule *rules;	/* DROPSCOPE_MAX_RULES, nrules in use */
+	u32 nrules, nonly;
+	u32 gen;		/* bumped on every change */
+	u32 next_id;
+} rs;
 
 static bool ds_rule_matches(const struct ds_rule *r, const struct ds_site *s)
 {
@@ -38,11 +50,12 @@ void ds_rules_judge(struct ds_site *site)
 	int only = -1;
 	u32 i;
 
-	site->rules_gen = ds.rules_gen;
+	lockdep_assert_held(&ds_lock);
+	site->rules_gen = rs.gen;
 	site->rule = -1;
 	site->masked = false;
-	for (i = 0; i < ds.nrules; i++) {
-		const struct ds_rule *r = &ds.rules[i];
+	for (i = 0; i < rs.nrules; i++) {
+		const struct ds_rule *r = &rs.rules[i];
 
 		if (!ds_rule_matches(r, site))
 			continue;
@@ -55,11 +68,29 @@ void ds_rules_judge(struct ds_site *site)
 			only = i;
 	}
 	site->rule = only;
-	site->masked = ds.nonly && only < 0;
+	site->masked = rs.nonly && only < 0;
 }
 
-/* What the drop path reads for the rules; see struct ds_filter. */
-static struct ds_filter ds_filter;
+u32 ds_rules_gen(void)
+{
+	return rs.gen;
+}
+
+/* Count delta drops in the hits of the rule that decided them, if any. */
+void ds_rule_hit(int rule, u64 delta)
+{
+	if (rule >= 0)
+		rs.rules[rule].hits += delta;
+}
+
+void ds_rules_zero_hits(void)
+{
+	u32 i;
+
+	lockdep_assert_held(&ds_lock);
+	for (i = 0; i < rs.nrules; i++)
+		rs.rules[i].hits = 0;
+}
 
 /* Widen the filter for one more rule. */
 static void ds_filter_add(struct ds_filter *f, const struct ds_rule *r)
@@ -73,6 +104,20 @@ static void ds_filter_add(struct ds_filter *f, const struct ds_rule *r)
 		__set_bit(r->ifindex, f->devs);
 }
 
+/* What the rules in force, and extra if not NULL, ask of the drop path. */
+static void ds_rules_filter(struct ds_filter *f, const struct ds_rule *extra)
+{
+	u32 i;
+
+	f->fields = 0;
+	f->devless = false;
+	bitmap_zero(f->devs, DS_GATE_DEVS);
+	for (i = 0; i < rs.nrules; i++)
+		ds_filter_add(f, &rs.rules[i]);
+	if (extra)
+		ds_filter_add(f, extra);
+}
+
 /*
  * Drops are keyed by the packet fields the rules use and no others. What a
  * new rule needs was turned on before the fold that preceded the change;
@@ -80,19 +125,15 @@ static void ds_filter_add(struct ds_filter *f, const struct ds_rule *r)
  */
 static void ds_rules_changed(void)
 {
-	struct ds_filter *f = &ds_filter;
+	struct ds_filter f;
 	u32 i;
 
-	f->fields = 0;
-	f->devless = false;
-	bitmap_zero(f->devs, DS_GATE_DEVS);
-	ds.nonly = 0;
-	for (i = 0; i < ds.nrules; i++) {
-		ds_filter_add(f, &ds.rules[i]);
-		ds.nonly += ds.rules[i].mode == DROPSCOPE_RULE_ONLY;
-	}
-	ds_table_set_filter(f);
-	ds.rules_gen++;
+	rs.nonly = 0;
+	for (i = 0; i < rs.nrules; i++)
+		rs.nonly += rs.rules[i].mode == DROPSCOPE_RULE_ONLY;
+	ds_rules_filter(&f, NULL);
+	ds_probe_set_filter(&f);
+	rs.gen++;
 }
 
 static bool ds_netns_exists(u32 inum)
@@ -146,30 +187,36 @@ static int ds_rule_check(const struct ds_rule *r, struct genl_info *info)
 	char name[64];
 
 	if (!r->match) {
-		NL_SET_ERR_MSG(info->extack, "empty rule: give at least one field to match");
+		NL_SET_ERR_MSG(info->extack,
+			       "empty rule: give at least one field to match");
 		return -EINVAL;
 	}
 	if ((r->match & DS_M_LOC) &&
 	    (r->start >= r->end || !ds_is_symbol(r->start) ||
 	     !ds_is_symbol(r->end - 1))) {
-		NL_SET_ERR_MSG(info->extack, "site: no kernel symbol at this address range");
+		NL_SET_ERR_MSG(info->extack,
+			       "site: no kernel symbol at this address range");
 		return -EINVAL;
 	}
 	if ((r->match & DS_M_REASON) &&
 	    !ds_reason_name(r->reason, name, sizeof(name))) {
-		NL_SET_ERR_MSG(info->extack, "reason: the running kernel has no such drop reason");
+		NL_SET_ERR_MSG(info->extack,
+			       "reason: the running kernel has no such drop reason");
 		return -EINVAL;
 	}
 	if ((r->match & DS_M_L3) && !r->l3) {
-		NL_SET_ERR_MSG(info->extack, "l3: 0 is what drops without a readable header carry; it cannot be matched");
+		NL_SET_ERR_MSG(info->extack,
+			       "l3: 0 is what drops without a readable header carry; it cannot be matched");
 		return -EINVAL;
 	}
 	if ((r->match & DS_M_L4) && !r->l4) {
-		NL_SET_ERR_MSG(info->extack, "l4: 0 is what drops without a readable IP header carry; it cannot be matched");
+		NL_SET_ERR_MSG(info->extack,
+			       "l4: 0 is what drops without a readable IP header carry; it cannot be matched");
 		return -EINVAL;
 	}
 	if ((r->match & DS_M_NETNS) && !ds_netns_exists(r->netns)) {
-		NL_SET_ERR_MSG(info->extack, "netns: no network namespace has this inode");
+		NL_SET_ERR_MSG(info->extack,
+			       "netns: no network namespace has this inode");
 		return -ENOENT;
 	}
 	if ((r->match & DS_M_IFINDEX) &&
@@ -183,31 +230,36 @@ static int ds_rule_check(const struct ds_rule *r, struct genl_info *info)
 
 int ds_rule_add(struct ds_rule *rule, struct genl_info *info)
 {
+	struct ds_filter f;
 	int err;
 
 	lockdep_assert_held(&ds_lock);
 	err = ds_rule_check(rule, info);
 	if (err)
 		return err;
-	if (ds.nrules == DROPSCOPE_MAX_RULES) {
+	if (rs.nrules == DROPSCOPE_MAX_RULES) {
 		NL_SET_ERR_MSG(info->extack, "too many rules (the limit is 1024)");
 		return -ENOSPC;
 	}
-	if (!ds.rules) {
-		ds.rules = kvcalloc(DROPSCOPE_MAX_RULES, sizeof(*ds.rules),
+	if (!rs.rules) {
+		rs.rules = kvcalloc(DROPSCOPE_MAX_RULES, sizeof(*rs.rules),
 				    GFP_KERNEL);
-		if (!ds.rules)
+		if (!rs.rules)
 			return -ENOMEM;
 	}
 	/* key drops by the rule's fields before the old rules judge */
-	ds_filter_add(&ds_filter, rule);
-	/* probes that built their key under the narrower filter finish */
-	if (ds_table_set_filter(&ds_filter))
+	ds_rules_filter(&f, rule);
+	/*
+	 * Probes that built their key under the narrower filter finish
+	 * before the fold: the tracepoint runs probes under
+	 * preempt_disable(), which synchronize_rcu() waits out.
+	 */
+	if (ds_probe_set_filter(&f))
 		synchronize_rcu();
-	ds_fold();
-	rule->id = ++ds.next_rule_id;
+	ds_drops_fold();
+	rule->id = ++rs.next_id;
 	rule->hits = 0;
-	ds.rules[ds.nrules++] = *rule;
+	rs.rules[rs.nrules++] = *rule;
 	ds_rules_changed();
 	return 0;
 }
@@ -217,15 +269,15 @@ int ds_rule_del(u32 id)
 	u32 i;
 
 	lockdep_assert_held(&ds_lock);
-	for (i = 0; i < ds.nrules; i++)
-		if (ds.rules[i].id == id)
+	for (i = 0; i < rs.nrules; i++)
+		if (rs.rules[i].id == id)
 			break;
-	if (i == ds.nrules)
+	if (i == rs.nrules)
 		return -ENOENT;
-	ds_fold();
-	memmove(&ds.rules[i], &ds.rules[i + 1],
-		(ds.nrules - i - 1) * sizeof(*ds.rules));
-	ds.nrules--;
+	ds_drops_fold();
+	memmove(&rs.rules[i], &rs.rules[i + 1],
+		(rs.nrules - i - 1) * sizeof(*rs.rules));
+	rs.nrules--;
 	ds_rules_changed();
 	return 0;
 }
@@ -233,14 +285,33 @@ int ds_rule_del(u32 id)
 void ds_rules_clear(void)
 {
 	lockdep_assert_held(&ds_lock);
-	ds_fold();
-	ds.nrules = 0;
+	ds_drops_fold();
+	rs.nrules = 0;
 	ds_rules_changed();
 }
 
 void ds_rules_free(void)
 {
-	kvfree(ds.rules);
-	ds.rules = NULL;
-	ds.nrules = 0;
+	lockdep_assert_held(&ds_lock);
+	kvfree(rs.rules);
+	rs.rules = NULL;
+	rs.nrules = 0;
+}
+
+u32 ds_rules_count(void)
+{
+	lockdep_assert_held(&ds_lock);
+	return rs.nrules;
+}
+
+const struct ds_rule *ds_rule_at(u32 i)
+{
+	lockdep_assert_held(&ds_lock);
+	return &rs.rules[i];
+}
+
+/* For dumps: a change between two parts flags the dump as interrupted. */
+const u32 *ds_rules_generation(void)
+{
+	return &rs.gen;
 }

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The drop path: one table per CPU, filled by the skb:kfree_skb probe, and
- * the folder that turns the per-CPU counts into sites.
+ * The drop path: the skb:kfree_skb probe and one table per CPU that it
+ * fills. Everything here but the functions marked "under ds_lock" runs in
+ * the probe, in any context, hard IRQ included, with preemption disabled
+ * by the tracepoint, and takes no lock. The folder (sites.c) reads the
+ * tables through ds_probe_used() and ds_probe_slot().
  *
  * A key is (location, reason), plus those of the packet's device, netns
  * and protocols that some mask rule matches on (ds_packet_key()).
- * A table is an open-addressing hash of keys with twice
- * as many slots as ds_capacity, so that linear probing always meets an empty
- * slot. The probe runs in any context, hard IRQ included, with preemption
- * disabled by the tracepoint. Its fast path (the key is known) is a hash,
- * a compare and a local64_inc: no lock, no atomic, no shared cache line.
- * Claiming a new slot is rare and happens with local interrupts disabled, so
- * that a drop in an interrupt cannot claim the same slot half-way; the slot's
- * location is published last with release semantics for the folder.
+ * A table is an open-addressing hash of keys with twice as many slots as
+ * ds_capacity, so that linear probing always meets an empty slot. The fast
+ * path (the key is known) is a hash, a compare and a local64_inc: no lock,
+ * no atomic, no shared cache line. Claiming a new slot is rare and happens
+ * with local interrupts disabled, so that a drop in an interrupt cannot
+ * claim the same slot half-way.
  */
 
 #include <linux/hash.h>
@@ -34,49 +35,34 @@
 #include "compat.h"
 #include "dropscope.h"
 
-struct ds_slot {
-	unsigned long loc;	/* 0: free; written once, with release */
-	u64 rk;			/* reason | ifindex << 32 */
-	u64 pk;			/* netns | l3 << 32 | l4 << 48 */
-	local64_t count;	/* written by this CPU only */
-};
-
-/* What the folder remembers of one slot. Protected by ds_lock. */
-struct ds_shadow {
-	u64 last;		/* slot count at the last fold */
-	struct ds_site *site;	/* NULL until the folder created it */
-};
-
+/* One CPU's table: written by the probe on that CPU only. */
 struct ds_cpu {
-	/* written by the probe on this CPU only */
 	struct ds_slot *slots;
 	u32 *claimed;		/* indexes of claimed slots, in claim order */
 	u32 used;		/* claimed slots; published with release */
 	local64_t overflow;	/* drops that found the table full */
-
-	/* the folder's view, protected by ds_lock */
-	struct ds_shadow *shadow;
-	u64 overflow_last;
 };
 
 static DEFINE_PER_CPU(struct ds_cpu, ds_cpus);
 static unsigned int ds_slot_bits;
-static bool ds_attached;
+static bool ds_attached;	/* under ds_lock */
 
 /*
  * The packet fields some mask rule matches on, one static key each, and
  * ds_packet_fields while any of them is on: a drop extracts just the fields
  * the rules use, and with no such rule the probe pays one no-op for them.
  * ds_gate_key is on while the rules on packet fields all name a device,
- * ds_gate holding those devices. Switched by ds_table_set_filter() only.
+ * ds_gate holding those devices. Switched by ds_probe_set_filter() only,
+ * which is the one place that knows what the drop path is keyed by.
  */
 static DEFINE_STATIC_KEY_FALSE(ds_packet_fields);
 static struct static_key_false ds_field_keys[DS_F_COUNT] = {
 	[0 ... DS_F_COUNT - 1] = STATIC_KEY_FALSE_INIT,
 };
+
 static DEFINE_STATIC_KEY_FALSE(ds_gate_key);
 static DECLARE_BITMAP(ds_gate, DS_GATE_DEVS);
-static u32 ds_fields;
+static u32 ds_fields;		/* under ds_lock: the fields switched on */
 
 static unsigned int ds_hash_shift __read_mostly;	/* 64 - ds_slot_bits */
 
@@ -105,6 +91,7 @@ static __always_inline u32 ds_packet_netns(const struct sk_buff *skb)
 	if (!t)
 		return 0;
 	for (i = ds_dev_hash(t, dev);; i = (i + 1) & t->mask) {
+		/* pairs with the smp_store_release() in ds_dev_add() */
 		d = smp_load_acquire(&t->e[i].dev);
 		if (!d)
 			return 0;
@@ -134,7 +121,7 @@ static __always_inline u8 ds_packet_l4(const struct sk_buff *skb)
  * The packet fields the rules use, packed into the key: the input
  * interface (skb_iif, as drop_monitor reports it) into rk above the
  * reason, netns | l3 << 32 | l4 << 48 into pk, l3 in network byte order
- * (ds_fold() turns it). A field's key jumps over its code while off.
+ * (the folder turns it). A field's key jumps over its code while off.
  */
 static __always_inline void ds_packet_key(const struct sk_buff *skb,
 					  u64 *rk, u64 *pk)
@@ -159,7 +146,7 @@ static __always_inline void ds_packet_key(const struct sk_buff *skb,
  * counting under the narrower filter until an RCU grace period has passed.
  * Under ds_lock, in process context.
  */
-bool ds_table_set_filter(const struct ds_filter *f)
+bool ds_probe_set_filter(const struct ds_filter *f)
 {
 	bool gated = ds_filter_gated(f), widened = false;
 	unsigned int b;
@@ -228,8 +215,13 @@ static noinline void ds_claim(struct ds_cpu *c, unsigned long loc, u64 rk,
 	}
 	s->rk = rk;
 	s->pk = pk;
-	smp_store_release(&s->loc, loc);
+	/*
+	 * Interrupts are off: no drop on this CPU sees the slot half
+	 * claimed. The folder finds it through claimed[] only.
+	 */
+	WRITE_ONCE(s->loc, loc);
 	c->claimed[c->used] = i;
+	/* pairs with the smp_load_acquire() in ds_probe_used() */
 	smp_store_release(&c->used, c->used + 1);
 hit:
 	local64_inc(&s->count);
@@ -290,10 +282,12 @@ static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 	ds_count(c, loc, reason, 0, ds_hash(loc, reason, 0));
 }
 
+/* Under ds_lock. */
 int ds_probe_attach(void)
 {
 	int err;
 
+	lockdep_assert_held(&ds_lock);
 	if (ds_attached)
 		return 0;
 	err = register_trace_kfree_skb(ds_kfree_skb_probe, NULL);
@@ -302,8 +296,10 @@ int ds_probe_attach(void)
 	return err;
 }
 
+/* Under ds_lock. */
 void ds_probe_detach(void)
 {
+	lockdep_assert_held(&ds_lock);
 	if (!ds_attached)
 		return;
 	unregister_trace_kfree_skb(ds_kfree_skb_probe, NULL);
@@ -312,77 +308,38 @@ void ds_probe_detach(void)
 	ds_attached = false;
 }
 
-/* A slot's pk with l3 in host byte order, as sites keep it. */
-static u64 ds_pk_host(u64 pk)
-{
-	u64 l3 = ntohs((__force __be16)(u16)(pk >> 32));
-
-	return (pk & ~(0xffffULL << 32)) | l3 << 32;
-}
-
 /*
- * Fold every CPU's counts into the sites: each slot's growth since the last
- * fold is added to its site. Called with ds_lock held.
+ * The folder's view of one CPU's table: the slots claimed so far, in
+ * claim order. A slot's key never changes once claimed; its count only
+ * grows (until ds_probe_clear()).
  */
-void ds_fold(void)
+u32 ds_probe_slots(void)
 {
-	unsigned int cpu;
-	u32 j, used, i;
-	u64 now, delta;
-
-	lockdep_assert_held(&ds_lock);
-	for_each_possible_cpu(cpu) {
-		struct ds_cpu *c = per_cpu_ptr(&ds_cpus, cpu);
-
-		used = smp_load_acquire(&c->used);
-		for (j = 0; j < used; j++) {
-			struct ds_slot *s;
-			struct ds_shadow *sh;
-
-			i = c->claimed[j];
-			s = &c->slots[i];
-			sh = &c->shadow[i];
-			now = local64_read(&s->count);
-			delta = now - sh->last;
-			if (!delta)
-				continue;
-			if (!sh->site)
-				sh->site = ds_site_get(s->loc, s->rk,
-						       ds_pk_host(s->pk));
-			sh->last = now;
-			if (sh->site)
-				ds_site_add(sh->site, delta);
-			else
-				ds.alloc_fails += delta;
-			ds.events += delta;
-		}
-		now = local64_read(&c->overflow);
-		delta = now - c->overflow_last;
-		c->overflow_last = now;
-		ds.overflow += delta;
-		ds.events += delta;
-	}
-	ds.folds++;
+	return 1U << ds_slot_bits;
 }
 
-/* Forget every site pointer; the folder re-creates sites as drops come. */
-void ds_table_forget_sites(void)
+u32 ds_probe_used(unsigned int cpu)
 {
-	unsigned int cpu;
-	u32 j;
-
-	lockdep_assert_held(&ds_lock);
-	for_each_possible_cpu(cpu) {
-		struct ds_cpu *c = per_cpu_ptr(&ds_cpus, cpu);
-		u32 used = smp_load_acquire(&c->used);
-
-		for (j = 0; j < used; j++)
-			c->shadow[c->claimed[j]].site = NULL;
-	}
+	/* pairs with the smp_store_release() in ds_claim() */
+	return smp_load_acquire(&per_cpu_ptr(&ds_cpus, cpu)->used);
 }
 
-/* Empty every table. Only while the probe is detached. */
-void ds_table_clear(void)
+/* The j-th claimed slot of cpu (j < ds_probe_used()), and its index. */
+const struct ds_slot *ds_probe_slot(unsigned int cpu, u32 j, u32 *index)
+{
+	struct ds_cpu *c = per_cpu_ptr(&ds_cpus, cpu);
+
+	*index = c->claimed[j];
+	return &c->slots[*index];
+}
+
+u64 ds_probe_overflow(unsigned int cpu)
+{
+	return local64_read(&per_cpu_ptr(&ds_cpus, cpu)->overflow);
+}
+
+/* Empty every table. Under ds_lock, only while the probe is detached. */
+void ds_probe_clear(void)
 {
 	size_t nslots = 1UL << ds_slot_bits;
 	unsigned int cpu;
@@ -393,10 +350,8 @@ void ds_table_clear(void)
 		struct ds_cpu *c = per_cpu_ptr(&ds_cpus, cpu);
 
 		memset(c->slots, 0, nslots * sizeof(*c->slots));
-		memset(c->shadow, 0, nslots * sizeof(*c->shadow));
 		c->used = 0;
 		local64_set(&c->overflow, 0);
-		c->overflow_last = 0;
 	}
 }
 
@@ -404,13 +359,11 @@ static void ds_cpu_free(struct ds_cpu *c)
 {
 	kvfree(c->slots);
 	kvfree(c->claimed);
-	kvfree(c->shadow);
 	c->slots = NULL;
 	c->claimed = NULL;
-	c->shadow = NULL;
 }
 
-int ds_table_init(void)
+int ds_probe_init(void)
 {
 	unsigned int cpu;
 	size_t nslots;
@@ -427,19 +380,17 @@ int ds_table_init(void)
 		c->claimed = kvzalloc_node(array_size(ds_capacity,
 						      sizeof(*c->claimed)),
 					   GFP_KERNEL, node);
-		c->shadow = kvzalloc_node(array_size(nslots, sizeof(*c->shadow)),
-					  GFP_KERNEL, node);
-		if (!c->slots || !c->claimed || !c->shadow)
+		if (!c->slots || !c->claimed)
 			goto err;
 		local64_set(&c->overflow, 0);
 	}
 	return 0;
 err:
-	ds_table_exit();
+	ds_probe_exit();
 	return -ENOMEM;
 }
 
-void ds_table_exit(void)
+void ds_probe_exit(void)
 {
 	unsigned int cpu;
 
