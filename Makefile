@@ -5,6 +5,8 @@
 #   make check             everything CI runs (installs what it needs)
 #   make lab               boot 6.12 under QEMU with dropscope and traffic
 #   make bench             instruction cost per drop, side by side
+#   make spec-check        the YNL spec against the uapi header and kmod/
+#   make checkpatch        the kernel's checkpatch.pl --strict on kmod/, uapi
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -24,7 +26,8 @@ CLI_SRC := user/main.c user/cmd.c user/nl.c user/output.c user/print.c \
 CLI_LIB := $(filter-out user/main.c,$(CLI_SRC))
 CLI_HDR := $(wildcard user/*.h) include/uapi/linux/dropscope.h
 
-.PHONY: all module user clean check lab bench deps kernels unit testbins
+.PHONY: all module user clean check lab bench deps kernels unit testbins \
+	spec-check checkpatch
 
 all: module user
 
@@ -74,6 +77,14 @@ testbins: tests/lab/bin/dropgen tests/lab/bin/nlpoke
 
 deps:
 	scripts/deps
+
+# Documentation/netlink/specs/dropscope.yaml: valid against the kernel's
+# schema, and the same constants and policies as the header and kmod/.
+spec-check:
+	scripts/spec-check
+
+checkpatch:
+	scripts/checkpatch
 
 check:
 	scripts/check

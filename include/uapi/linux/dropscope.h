@@ -188,6 +188,7 @@ enum dropscope_cmd {
 	DROPSCOPE_CMD_MASK_CLEAR,
 	__DROPSCOPE_CMD_MAX
 };
+
 #define DROPSCOPE_CMD_MAX (__DROPSCOPE_CMD_MAX - 1)
 
 enum dropscope_attr {
@@ -209,6 +210,7 @@ enum dropscope_attr {
 	DROPSCOPE_A_RULES,
 	__DROPSCOPE_A_MAX
 };
+
 #define DROPSCOPE_A_MAX (__DROPSCOPE_A_MAX - 1)
 
 enum dropscope_site_attr {
@@ -227,6 +229,7 @@ enum dropscope_site_attr {
 	DROPSCOPE_SITE_A_L4,
 	__DROPSCOPE_SITE_A_MAX
 };
+
 #define DROPSCOPE_SITE_A_MAX (__DROPSCOPE_SITE_A_MAX - 1)
 
 enum dropscope_reason_attr {
@@ -235,6 +238,7 @@ enum dropscope_reason_attr {
 	DROPSCOPE_REASON_A_NAME,
 	__DROPSCOPE_REASON_A_MAX
 };
+
 #define DROPSCOPE_REASON_A_MAX (__DROPSCOPE_REASON_A_MAX - 1)
 
 enum dropscope_stats_attr {
@@ -254,6 +258,7 @@ enum dropscope_stats_attr {
 	DROPSCOPE_STATS_A_RATELIMITED,
 	__DROPSCOPE_STATS_A_MAX
 };
+
 #define DROPSCOPE_STATS_A_MAX (__DROPSCOPE_STATS_A_MAX - 1)
 
 enum dropscope_rule_mode {
@@ -276,6 +281,7 @@ enum dropscope_rule_attr {
 	DROPSCOPE_RULE_A_HITS,
 	__DROPSCOPE_RULE_A_MAX
 };
+
 #define DROPSCOPE_RULE_A_MAX (__DROPSCOPE_RULE_A_MAX - 1)
 
 #define DROPSCOPE_MAX_RULES		1024
