@@ -11,7 +11,7 @@
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 KBUILD_OUT := build/kmod/$(KVER)
-KSRC := Kbuild include $(wildcard kmod/*.c kmod/*.h)
+KSRC := Kbuild include $(wildcard kmod/*.c kmod/*.h kmod/*.mk)
 
 CC ?= cc
 PKGS := libnl-genl-3.0 libnl-3.0
