@@ -98,6 +98,10 @@ test_mask_device_gate() {
 	check "device gate: veth-h TCP masked, veth-h UDP keyed by device and l4, lo UDP by neither" \
 		"5 20 15" "$(hits_of "$rid") $(site_sum count "s.get('ifindex') == $vh and s.get('l4') == 17") $(site_sum count "s['symbol'].startswith('__udp4_lib_rcv') and 'ifindex' not in s and 'l4' not in s")"
 	reconcile "device gate" "$TMP/m8.hist"
+	# the text output tells the two UDP sites apart, as the JSON does
+	$DS show sites > "$TMP/m8.txt"
+	check "device gate: text rows show the device and l4 that split a site" \
+		"1 1 1" "$(grep -c "^ *COUNT  *REASON  *DEV  *L4  *SITE" "$TMP/m8.txt") $(grep -cE "^ *20  *NO_SOCKET  *$VETH_H  *udp  *__udp4_lib_rcv" "$TMP/m8.txt") $(grep -cE "^ *15  *NO_SOCKET  *-  *-  *__udp4_lib_rcv" "$TMP/m8.txt")"
 }
 
 # dummies_del PREFIX: the dummy devices PREFIX1 .. PREFIX100 still there
