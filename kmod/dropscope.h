@@ -339,6 +339,7 @@ struct ds_sess_stats {
 	u64 closed;		/* of them, closed */
 	u64 overflow;		/* sessions that found the table full */
 	u64 unread;		/* closes overwritten in the ring unread */
+	u64 stale;		/* entries whose socket was not theirs any more */
 	u64 live;
 };
 

@@ -332,7 +332,9 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_OVERFLOW,
 			      ss.overflow, DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_UNREAD,
-			      ss.unread, DROPSCOPE_STATS_A_PAD)) {
+			      ss.unread, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_STALE,
+			      ss.stale, DROPSCOPE_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}

@@ -190,6 +190,26 @@ static u64 ds_sk_cookie(const struct sock *sk)
 	return atomic64_read(&sk->sk_cookie);
 }
 
+/* The socket's cookie, made if nobody made it yet: a few atomics. */
+static u64 ds_sk_gen_cookie(const struct sock *sk)
+{
+	u32 c[2];
+
+	sock_diag_save_cookie((struct sock *)sk, c);
+	return c[0] | (u64)c[1] << 32;
+}
+
+/*
+ * Is e still sk's session? A passive session gets its cookie here, at its
+ * first state change after its birth.
+ */
+static bool ds_sess_identity(struct ds_sess *e, const struct sock *sk)
+{
+	if (!e->info.cookie)
+		e->info.cookie = ds_sk_gen_cookie(sk);
+	return e->info.cookie == ds_sk_cookie(sk);
+}
+
 static void ds_sess_addrs(struct ds_sess_info *in, const struct sock *sk)
 {
 	const struct inet_sock *inet = inet_sk(sk);
@@ -228,7 +248,7 @@ static void ds_sess_read_sock(struct ds_sess_info *in, const struct sock *sk)
 	in->total_retrans = READ_ONCE(tp->total_retrans);
 }
 
-static void ds_sess_birth(const struct sock *sk, int state, u64 cookie)
+static void ds_sess_birth(const struct sock *sk, int state)
 {
 	unsigned int cpu;
 	struct ds_sess *e;
@@ -241,7 +261,13 @@ static void ds_sess_birth(const struct sock *sk, int state, u64 cookie)
 	e = &tcp.e[i];
 	tcp.free = e->next_free;
 	memset(&e->info, 0, sizeof(e->info));
-	e->info.cookie = cookie;
+	/*
+	 * A passive child is born in inet_csk_clone_lock(), which clears the
+	 * cookie it inherited from the listener right after: its cookie is
+	 * made at its next state change (ds_sess_identity()).
+	 */
+	if (state == TCP_SYN_SENT)
+		e->info.cookie = ds_sk_gen_cookie(sk);
 	e->info.state = state;
 	e->info.start_ns = ktime_get_ns();
 	ds_sess_addrs(&e->info, sk);
@@ -301,26 +327,20 @@ static void ds_state_probe(void *data, const struct sock *sk,
 	bool birth = newstate == TCP_SYN_SENT || newstate == TCP_SYN_RECV;
 	unsigned long flags;
 	struct ds_sess *e;
-	u32 cookie[2];
-	u64 id = 0;
 
 	if (sk->sk_protocol != IPPROTO_TCP || sk->sk_type != SOCK_STREAM)
 		return;
-	if (birth) {
-		/* generates the cookie if nobody did yet: a few atomics */
-		sock_diag_save_cookie((struct sock *)sk, cookie);
-		id = cookie[0] | (u64)cookie[1] << 32;
-	}
 	raw_spin_lock_irqsave(&tcp.lock, flags);
 	e = ds_sess_find(sk);
-	if (e && e->info.cookie != ds_sk_cookie(sk)) {
+	if (e && !ds_sess_identity(e, sk)) {
 		/* not the session we knew: its close went unseen */
+		tcp.st.stale++;
 		ds_sess_release(e);
 		e = NULL;
 	}
 	if (!e) {
 		if (birth)
-			ds_sess_birth(sk, newstate, id);
+			ds_sess_birth(sk, newstate);
 	} else if (newstate == TCP_CLOSE) {
 		ds_sess_close(e, sk);
 	} else {
@@ -367,7 +387,7 @@ static void ds_rst(const struct sock *sk, bool sent)
 		return;
 	raw_spin_lock_irqsave(&tcp.lock, flags);
 	e = ds_sess_find(sk);
-	if (e && e->info.cookie == ds_sk_cookie(sk)) {
+	if (e && (!e->info.cookie || e->info.cookie == ds_sk_cookie(sk))) {
 		if (sent)
 			e->info.resets_sent++;
 		else
@@ -582,7 +602,8 @@ int ds_sess_live_next(u32 *cursor, struct ds_sess_info *info)
 			ds_sess_read_sock(info, sk);
 			/* the reads above were of our socket */
 			smp_rmb();
-			found = ds_sk_cookie(sk) == e->info.cookie;
+			found = !e->info.cookie ||
+				ds_sk_cookie(sk) == e->info.cookie;
 			info->drops = ds_sess_drops(i, e->gen);
 			info->duration_ns = ktime_get_ns() - info->start_ns;
 		}

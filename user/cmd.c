@@ -14,14 +14,14 @@
 #include "dropscope.h"
 
 /* Print a usage error for cmd and return DS_EUSAGE. */
-static int ds_usage(const struct ds_cmd *cmd, const char *what)
+int ds_usage(const struct ds_cmd *cmd, const char *what)
 {
 	fprintf(stderr, "dropscope %s: %s\nusage: %s %s\n", cmd->name, what,
 		cmd->name, cmd->args);
 	return DS_EUSAGE;
 }
 
-static int ds_fail(struct ds_ctx *ctx, int err)
+int ds_fail(struct ds_ctx *ctx, int err)
 {
 	fprintf(stderr, "dropscope: %s\n", ds_nl_error(ctx->nl));
 	return ds_nl_status(err);
@@ -64,7 +64,40 @@ static int cmd_simple(struct ds_ctx *ctx, const struct ds_cmd *self,
 	return DS_OK;
 }
 
+/* start [drops] [tcp]: the parts named, or all of them. */
+static int cmd_start(struct ds_ctx *ctx, const struct ds_cmd *self,
+		     int argc, char **argv)
+{
+	struct nl_msg *msg;
+	uint32_t parts = 0;
+	int a, err;
+
+	for (a = 0; a < argc; a++) {
+		if (!strcmp(argv[a], "drops"))
+			parts |= DROPSCOPE_PART_DROPS;
+		else if (!strcmp(argv[a], "tcp"))
+			parts |= DROPSCOPE_PART_TCP;
+		else
+			return ds_usage(self, "parts are drops and tcp");
+	}
+	err = ds_ctx_nl(ctx);
+	if (err)
+		return err;
+	msg = ds_nl_msg(ctx->nl, DROPSCOPE_CMD_START, false);
+	if (msg && parts && nla_put_u32(msg, DROPSCOPE_A_PARTS, parts)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	err = ds_nl_send(ctx->nl, msg, NULL, NULL);
+	if (err)
+		return ds_fail(ctx, err);
+	if (!ctx->json && ctx->interactive)
+		printf("start: done\n");
+	return DS_OK;
+}
+
 struct ds_config {
+	uint32_t parts, sessions, closed;
 	bool running;
 	uint32_t interval_ms;
 	uint32_t capacity;
@@ -92,6 +125,12 @@ static int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 		c->ratelimit = nla_get_u32(tb[DROPSCOPE_A_RATELIMIT]);
 	if (tb[DROPSCOPE_A_RULES])
 		c->rules = nla_get_u32(tb[DROPSCOPE_A_RULES]);
+	if (tb[DROPSCOPE_A_PARTS])
+		c->parts = nla_get_u32(tb[DROPSCOPE_A_PARTS]);
+	if (tb[DROPSCOPE_A_SESSIONS_CAPACITY])
+		c->sessions = nla_get_u32(tb[DROPSCOPE_A_SESSIONS_CAPACITY]);
+	if (tb[DROPSCOPE_A_CLOSED_CAPACITY])
+		c->closed = nla_get_u32(tb[DROPSCOPE_A_CLOSED_CAPACITY]);
 	return 0;
 }
 
@@ -120,6 +159,14 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 		ds_out_u64(&o, "top", c.top);
 		ds_out_u64(&o, "ratelimit", c.ratelimit);
 		ds_out_u64(&o, "rules", c.rules);
+		ds_out_begin(&o, "parts", '[');
+		if (c.parts & DROPSCOPE_PART_DROPS)
+			ds_out_str(&o, NULL, "drops");
+		if (c.parts & DROPSCOPE_PART_TCP)
+			ds_out_str(&o, NULL, "tcp");
+		ds_out_end(&o, ']');
+		ds_out_u64(&o, "sessions", c.sessions);
+		ds_out_u64(&o, "closed", c.closed);
 		ds_out_end(&o, '}');
 	} else {
 		printf("monitoring: %s\ninterval:   %" PRIu32 " ms\n"
@@ -132,6 +179,12 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 		       c.capacity, c.threshold,
 		       c.top ? "" : "all sites", c.top,
 		       c.ratelimit ? "" : "none", c.ratelimit, c.rules);
+		printf("parts:      %s%s%s\n"
+		       "sessions:   %" PRIu32 " TCP sessions at once, %" PRIu32
+		       " recent closes\n",
+		       c.parts & DROPSCOPE_PART_DROPS ? "drops " : "",
+		       c.parts & DROPSCOPE_PART_TCP ? "tcp" : "",
+		       c.parts ? "" : "none", c.sessions, c.closed);
 	}
 	return DS_OK;
 }
@@ -407,6 +460,12 @@ static const struct {
 	{ DROPSCOPE_STATS_A_TOP_SUPPRESSED, "top_suppressed", "site alerts over the top cap" },
 	{ DROPSCOPE_STATS_A_RATELIMITED, "ratelimited", "alert messages over the rate cap" },
 	{ DROPSCOPE_STATS_A_FOLDS, "folds", "per-CPU folds" },
+	{ DROPSCOPE_STATS_A_SESSIONS_OPENED, "sessions_opened", "TCP sessions tracked" },
+	{ DROPSCOPE_STATS_A_SESSIONS_CLOSED, "sessions_closed", "TCP sessions closed" },
+	{ DROPSCOPE_STATS_A_SESSIONS_LIVE, "sessions_live", "TCP sessions live" },
+	{ DROPSCOPE_STATS_A_SESSIONS_OVERFLOW, "sessions_overflow", "TCP sessions not tracked (table full)" },
+	{ DROPSCOPE_STATS_A_SESSIONS_UNREAD, "sessions_unread", "closes overwritten unread" },
+	{ DROPSCOPE_STATS_A_SESSIONS_STALE, "sessions_stale", "TCP sessions whose close went unseen" },
 };
 
 #define DS_NSTATS (sizeof(ds_stats_fields) / sizeof(ds_stats_fields[0]))
@@ -521,8 +580,9 @@ static int cmd_quit(struct ds_ctx *ctx, const struct ds_cmd *self,
 }
 
 const struct ds_cmd ds_cmds[] = {
-	{ "start", cmd_simple, "", "start monitoring (totals start from zero)",
-	  DROPSCOPE_CMD_START },
+	{ "start", cmd_start, "[drops] [tcp]",
+	  "start monitoring drops, TCP sessions or both (totals start from zero)",
+	  0 },
 	{ "stop", cmd_simple, "", "stop monitoring; totals stay readable",
 	  DROPSCOPE_CMD_STOP },
 	{ "status", cmd_status, "", "monitoring state, interval, capacity", 0 },
@@ -540,6 +600,9 @@ const struct ds_cmd ds_cmds[] = {
 	  "drop sites by count; all: masked sites too", 0 },
 	{ "show reasons", cmd_show_reasons, "[all]",
 	  "drops by reason; all: every reason this kernel knows", 0 },
+	{ "show sessions", cmd_show_sessions,
+	  "[live|closed|all] [top N] [sort rx|tx|retrans|drops|age] [pid PID] [port PORT]",
+	  "TCP sessions: owner, addresses, bytes, retransmits, drops, resets", 0 },
 	{ "show stats", cmd_show_stats, "", "drops seen, shown, masked, overflow, alerts", 0 },
 	{ "show masks", cmd_mask_list, "", "the mask rules with their hit counts", 0 },
 	{ "mask add", cmd_mask_add, "FIELD VALUE ...",
@@ -552,6 +615,9 @@ const struct ds_cmd ds_cmds[] = {
 	  DROPSCOPE_CMD_MASK_CLEAR },
 	{ "reset", cmd_simple, "", "set all totals and statistics to zero",
 	  DROPSCOPE_CMD_RESET },
+	{ "watch sessions", cmd_watch_sessions,
+	  "[pid PID] [port PORT] [count N] [timeout DURATION]",
+	  "print each TCP session as it closes", 0 },
 	{ "watch", cmd_watch, "[rounds N] [timeout DURATION]",
 	  "stream alerts until q, Enter or Ctrl-C", 0 },
 	{ "help", cmd_help, "[COMMAND]", "this list, or one command", 0 },

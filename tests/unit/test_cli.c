@@ -120,13 +120,43 @@ static void test_complete(void **state)
 	complete(NULL, 0, "sh", out, sizeof(out));
 	assert_string_equal(out, "show");
 	complete(show, 1, "", out, sizeof(out));
-	assert_string_equal(out, "sites reasons stats masks");
+	assert_string_equal(out, "sites reasons sessions stats masks");
 	complete(show, 1, "r", out, sizeof(out));
 	assert_string_equal(out, "reasons");
 	complete(set, 1, "", out, sizeof(out));
 	assert_string_equal(out, "interval threshold top ratelimit");
 	complete(start, 1, "", out, sizeof(out));
 	assert_string_equal(out, "");
+}
+
+static void test_session_json(void **state)
+{
+	struct ds_session s = {
+		.cookie = 0x1f, .pid = 42, .lport = 5001, .rport = 40000,
+		.family = 2, .state = 7, .closed = true, .rx_bytes = 4097,
+		.tx_bytes = 1, .retransmits = 2, .drops = 3, .resets_sent = 1,
+		.duration_ns = 2500000,
+	};
+	struct ds_out o = { .json = true };
+	char *buf = NULL;
+	size_t len = 0;
+
+	(void)state;
+	strcpy(s.comm, "tcli7");
+	strcpy(s.laddr, "127.0.0.1");
+	strcpy(s.raddr, "127.0.0.1");
+	o.f = open_memstream(&buf, &len);
+	assert_non_null(o.f);
+	ds_out_session(&o, &s);
+	fclose(o.f);
+	assert_string_equal(buf,
+		"{\"pid\":42,\"comm\":\"tcli7\",\"family\":\"ipv4\","
+		"\"laddr\":\"127.0.0.1\",\"lport\":5001,\"raddr\":\"127.0.0.1\","
+		"\"rport\":40000,\"state\":\"CLOSE\",\"rx_bytes\":4097,"
+		"\"tx_bytes\":1,\"retransmits\":2,\"drops\":3,"
+		"\"resets_sent\":1,\"resets_received\":0,\"duration_ms\":2,"
+		"\"closed\":true,\"cookie\":\"1f\"}\n");
+	free(buf);
 }
 
 static void test_json(void **state)
@@ -232,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_cmd_find),
 		cmocka_unit_test(test_complete),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_session_json),
 		cmocka_unit_test(test_site_sort),
 		cmocka_unit_test(test_kallsyms),
 	};
