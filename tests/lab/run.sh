@@ -20,7 +20,7 @@ UDP_CLOSED=7
 TCP_CLOSED=8
 NF_PORT=9
 
-for tool in python3 nft tmux setpriv insmod rmmod; do
+for tool in python3 nft tmux setpriv insmod rmmod bpftrace ss tc taskset; do
 	command -v $tool >/dev/null || { echo "# missing $tool"; exit 4; }
 done
 [ -f "$KO" ] || { echo "# no module built for $KVER: $KO"; exit 4; }
@@ -310,6 +310,9 @@ else fail "shell: quit leaves" "$(pane)"; fi
 
 # shellcheck source=tests/lab/masks.sh
 . tests/lab/masks.sh
+
+# shellcheck source=tests/lab/sessions.sh
+. tests/lab/sessions.sh
 
 echo "1..$ntests"
 echo "# $((ntests - nfail)) passed, $nfail failed"
