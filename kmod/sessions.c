@@ -95,7 +95,6 @@ static struct {
 	u32 hash_bits;
 	u32 free;			/* free list head, or U32_MAX */
 	u32 live;
-	local64_t __percpu *cells;	/* ds_sessions_cap per CPU */
 	struct ds_sess_info *ring;	/* ds_closed_cap records */
 	bool *ring_read;
 	u64 head;			/* closes put into the ring */
@@ -108,11 +107,14 @@ static struct {
 
 DEFINE_STATIC_KEY_FALSE(ds_sess_drops_key);
 
+/* Each CPU's drop cells, one per entry (too many for alloc_percpu()). */
+static DEFINE_PER_CPU(local64_t *, ds_cells);
+
 /* ---- the drop path: any context, no lock ------------------------------ */
 
 static __always_inline local64_t *ds_cell(unsigned int cpu, u32 i)
 {
-	return per_cpu_ptr(tcp.cells, cpu) + i;
+	return per_cpu(ds_cells, cpu) + i;
 }
 
 static __always_inline u64 ds_cell_tag(u32 gen)
@@ -123,7 +125,7 @@ static __always_inline u64 ds_cell_tag(u32 gen)
 /* Count one drop of entry i's session of generation gen, on this CPU. */
 static __always_inline void ds_cell_inc(u32 i, u32 gen)
 {
-	local64_t *c = this_cpu_ptr(tcp.cells) + i;
+	local64_t *c = this_cpu_read(ds_cells) + i;
 	u64 tag = ds_cell_tag(gen), v;
 
 	for (v = local64_read(c); (v & ~DS_CELL_COUNT) != tag;
@@ -638,6 +640,7 @@ int ds_sess_closed_next(u64 *cursor, struct ds_sess_info *info)
 
 int ds_sessions_init(void)
 {
+	unsigned int cpu;
 	u32 i, nb;
 
 	if (!ds_sessions_cap || ds_sessions_cap > (1U << 20) ||
@@ -653,12 +656,15 @@ int ds_sessions_init(void)
 	tcp.ring = kvcalloc(ds_closed_cap, sizeof(*tcp.ring), GFP_KERNEL);
 	tcp.ring_read = kvcalloc(ds_closed_cap, sizeof(*tcp.ring_read),
 				 GFP_KERNEL);
-	tcp.cells = __alloc_percpu(array_size(ds_sessions_cap,
-					      sizeof(local64_t)),
-				   __alignof__(local64_t));
-	if (!tcp.e || !tcp.hash || !tcp.ring || !tcp.ring_read || !tcp.cells) {
-		ds_sessions_exit();
-		return -ENOMEM;
+	if (!tcp.e || !tcp.hash || !tcp.ring || !tcp.ring_read)
+		goto err;
+	for_each_possible_cpu(cpu) {
+		per_cpu(ds_cells, cpu) =
+			kvzalloc_node(array_size(ds_sessions_cap,
+						 sizeof(local64_t)),
+				      GFP_KERNEL, cpu_to_node(cpu));
+		if (!per_cpu(ds_cells, cpu))
+			goto err;
 	}
 	for (i = 0; i < nb; i++)
 		INIT_HLIST_NULLS_HEAD(&tcp.hash[i], i);
@@ -667,19 +673,26 @@ int ds_sessions_init(void)
 	tcp.free = 0;
 	for_each_kernel_tracepoint(ds_tp_find, NULL);
 	return 0;
+err:
+	ds_sessions_exit();
+	return -ENOMEM;
 }
 
 /* After every source was detached for good. */
 void ds_sessions_exit(void)
 {
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		kvfree(per_cpu(ds_cells, cpu));
+		per_cpu(ds_cells, cpu) = NULL;
+	}
 	kvfree(tcp.e);
 	kvfree(tcp.hash);
 	kvfree(tcp.ring);
 	kvfree(tcp.ring_read);
-	free_percpu(tcp.cells);
 	tcp.e = NULL;
 	tcp.hash = NULL;
 	tcp.ring = NULL;
 	tcp.ring_read = NULL;
-	tcp.cells = NULL;
 }
