@@ -5,11 +5,13 @@
 #   make check             everything CI runs (installs what it needs)
 #   make lab               boot 6.12 under QEMU with dropscope and traffic
 #   make bench             instruction cost per drop, side by side
+#   make spec-check        the YNL spec against the uapi header and kmod/
+#   make checkpatch        the kernel's checkpatch.pl --strict on kmod/, uapi
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 KBUILD_OUT := build/kmod/$(KVER)
-KSRC := Kbuild include $(wildcard kmod/*.c kmod/*.h)
+KSRC := Kbuild include $(wildcard kmod/*.c kmod/*.h kmod/*.mk)
 
 CC ?= cc
 PKGS := libnl-genl-3.0 libnl-3.0
@@ -19,12 +21,13 @@ CFLAGS += -Wall -Wextra -Werror -std=gnu11 -Iinclude/uapi -Iuser \
 LDLIBS_NL := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LDLIBS_CLI := $(LDLIBS_NL) -lreadline
 
-CLI_SRC := user/main.c user/cmd.c user/nl.c user/output.c user/util.c \
-	user/watch.c user/mask.c user/kallsyms.c user/sessions.c
+CLI_SRC := user/main.c user/cmd.c user/nl.c user/output.c user/print.c \
+	user/util.c user/watch.c user/mask.c user/kallsyms.c user/sessions.c
 CLI_LIB := $(filter-out user/main.c,$(CLI_SRC))
 CLI_HDR := $(wildcard user/*.h) include/uapi/linux/dropscope.h
 
-.PHONY: all module user clean check lab bench deps kernels unit testbins
+.PHONY: all module user clean check lab bench deps kernels unit testbins \
+	spec-check checkpatch
 
 all: module user
 
@@ -78,6 +81,14 @@ testbins: tests/lab/bin/dropgen tests/lab/bin/nlpoke tests/lab/bin/tcpgen
 
 deps:
 	scripts/deps
+
+# Documentation/netlink/specs/dropscope.yaml: valid against the kernel's
+# schema, and the same constants and policies as the header and kmod/.
+spec-check:
+	scripts/spec-check
+
+checkpatch:
+	scripts/checkpatch
 
 check:
 	scripts/check

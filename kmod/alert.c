@@ -153,13 +153,12 @@ void ds_round_end(struct ds_round *r)
 		ds_round_send(r);
 }
 
-/* sort(): largest delta first; the delta function is in the context */
-static u64 (*ds_pick_delta)(const void *item);
-
-static int ds_delta_cmp(const void *a, const void *b)
+/* sort_r(): largest delta first; priv is the delta function */
+static int ds_delta_cmp(const void *a, const void *b, const void *priv)
 {
-	u64 x = ds_pick_delta(*(void * const *)a);
-	u64 y = ds_pick_delta(*(void * const *)b);
+	u64 (*delta)(const void *item) = priv;
+	u64 x = delta(*(void * const *)a);
+	u64 y = delta(*(void * const *)b);
 
 	return x < y ? 1 : x > y ? -1 : 0;
 }
@@ -178,15 +177,16 @@ u32 ds_round_pick(struct ds_round *r, void **items, u32 n,
 	u32 threshold = max(al.cfg.threshold, 1U), i, d = 0;
 
 	lockdep_assert_held(&ds_lock);
-	for (i = 0; i < n; i++)
-		if (delta(items[i]) >= threshold)
-			swap(items[d++], items[i]);
+	for (i = 0; i < n; i++) {
+		if (delta(items[i]) >= threshold) {
+			swap(items[d], items[i]);
+			d++;
+		}
+	}
 	*due = d;
 	if (!al.cfg.top || d <= al.cfg.top)
 		return d;
-	/* ds_lock serialises every user of ds_pick_delta */
-	ds_pick_delta = delta;
-	sort(items, d, sizeof(*items), ds_delta_cmp, NULL);
+	sort_r(items, d, sizeof(*items), ds_delta_cmp, NULL, delta);
 	al.top_suppressed += d - al.cfg.top;
 	return al.cfg.top;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Kernel differences, all in one place. Kbuild tests the headers of the
- * kernel built against for each interface and defines DS_HAVE_* when it
+ * kernel built against (kmod/compat.mk) and defines DS_HAVE_* when it
  * has the newer one; each block names the release that changed it.
  */
 #ifndef _DROPSCOPE_COMPAT_H

@@ -137,7 +137,7 @@ static int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 			int argc, char **argv)
 {
-	struct ds_out o = { .f = stdout };
+	struct ds_print p = { .f = stdout, .json = ctx->json };
 	struct ds_config c = { 0 };
 	int err;
 
@@ -150,42 +150,38 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_CONFIG_GET, ds_config_cb, &c);
 	if (err)
 		return ds_fail(ctx, err);
-	if (ctx->json) {
-		ds_out_begin(&o, NULL, '{');
-		ds_out_bool(&o, "running", c.running);
-		ds_out_u64(&o, "interval_ms", c.interval_ms);
-		ds_out_u64(&o, "capacity", c.capacity);
-		ds_out_u64(&o, "threshold", c.threshold);
-		ds_out_u64(&o, "top", c.top);
-		ds_out_u64(&o, "ratelimit", c.ratelimit);
-		ds_out_u64(&o, "rules", c.rules);
-		ds_out_begin(&o, "parts", '[');
-		if (c.parts & DROPSCOPE_PART_DROPS)
-			ds_out_str(&o, NULL, "drops");
-		if (c.parts & DROPSCOPE_PART_TCP)
-			ds_out_str(&o, NULL, "tcp");
-		ds_out_end(&o, ']');
-		ds_out_u64(&o, "sessions", c.sessions);
-		ds_out_u64(&o, "closed", c.closed);
-		ds_out_end(&o, '}');
-	} else {
-		printf("monitoring: %s\ninterval:   %" PRIu32 " ms\n"
-		       "capacity:   %" PRIu32 " sites per CPU\n"
-		       "threshold:  %" PRIu32 " drops\n"
-		       "top:        %s%.0" PRIu32 "\n"
-		       "ratelimit:  %s%.0" PRIu32 "\n"
-		       "rules:      %" PRIu32 "\n",
-		       c.running ? "running" : "stopped", c.interval_ms,
-		       c.capacity, c.threshold,
-		       c.top ? "" : "all sites", c.top,
-		       c.ratelimit ? "" : "none", c.ratelimit, c.rules);
-		printf("parts:      %s%s%s\n"
-		       "sessions:   %" PRIu32 " TCP sessions at once, %" PRIu32
-		       " recent closes\n",
-		       c.parts & DROPSCOPE_PART_DROPS ? "drops " : "",
-		       c.parts & DROPSCOPE_PART_TCP ? "tcp" : "",
-		       c.parts ? "" : "none", c.sessions, c.closed);
-	}
+	ds_print_open_obj(&p, NULL);
+	ds_print_bool_as(&p, DS_ANY, "running", "monitoring: %s\n", c.running,
+			 c.running ? "running" : "stopped");
+	ds_print_u32(&p, DS_ANY, "interval_ms", "interval:   %" PRIu32 " ms\n",
+		     c.interval_ms);
+	ds_print_u32(&p, DS_ANY, "capacity",
+		     "capacity:   %" PRIu32 " sites per CPU\n", c.capacity);
+	ds_print_u32(&p, DS_ANY, "threshold", "threshold:  %" PRIu32 " drops\n",
+		     c.threshold);
+	/* 0 turns the cap off: the formats without a number say so */
+	ds_print_u32(&p, DS_ANY, "top", c.top ? "top:        %" PRIu32 "\n" :
+		     "top:        all sites\n", c.top);
+	ds_print_u32(&p, DS_ANY, "ratelimit", c.ratelimit ?
+		     "ratelimit:  %" PRIu32 "\n" : "ratelimit:  none\n",
+		     c.ratelimit);
+	ds_print_u32(&p, DS_ANY, "rules", "rules:      %" PRIu32 "\n", c.rules);
+	/* the parts running: none while stopped */
+	ds_print_open_arr(&p, "parts");
+	ds_print_text(&p, "parts:     ");
+	if (c.parts & DROPSCOPE_PART_DROPS)
+		ds_print_str(&p, DS_ANY, NULL, " %s", "drops");
+	if (c.parts & DROPSCOPE_PART_TCP)
+		ds_print_str(&p, DS_ANY, NULL, " %s", "tcp");
+	if (!c.parts)
+		ds_print_text(&p, " none");
+	ds_print_text(&p, "\n");
+	ds_print_close_arr(&p);
+	ds_print_u32(&p, DS_ANY, "sessions",
+		     "sessions:   %" PRIu32 " TCP sessions at once, ", c.sessions);
+	ds_print_u32(&p, DS_ANY, "closed", "%" PRIu32 " recent closes\n",
+		     c.closed);
+	ds_print_close_obj(&p);
 	return DS_OK;
 }
 
@@ -268,6 +264,12 @@ static int ds_sites_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 	return 0;
 }
 
+/* An interrupted dump starts over: forget the sites of the partial one. */
+static void ds_sites_reset(void *arg)
+{
+	((struct ds_sites *)arg)->n = 0;
+}
+
 static int ds_sites_get(struct ds_ctx *ctx, struct ds_sites *s)
 {
 	int err;
@@ -275,7 +277,8 @@ static int ds_sites_get(struct ds_ctx *ctx, struct ds_sites *s)
 	err = ds_ctx_nl(ctx);
 	if (err)
 		return err;
-	err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_SITES_GET, ds_sites_cb, s);
+	err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_SITES_GET, ds_sites_cb,
+			 ds_sites_reset, s);
 	if (err) {
 		free(s->v);
 		return ds_fail(ctx, err);
@@ -287,7 +290,7 @@ static int ds_sites_get(struct ds_ctx *ctx, struct ds_sites *s)
 static int cmd_show_sites(struct ds_ctx *ctx, const struct ds_cmd *self,
 			int argc, char **argv)
 {
-	struct ds_out o = { .f = stdout };
+	struct ds_print p = { .f = stdout, .json = ctx->json };
 	struct ds_sites s = { 0 };
 	uint64_t top = UINT64_MAX;
 	size_t i, n = 0;
@@ -314,25 +317,7 @@ static int cmd_show_sites(struct ds_ctx *ctx, const struct ds_cmd *self,
 	s.n = n;
 	if (s.n < top)
 		top = s.n;
-	if (ctx->json) {
-		ds_out_begin(&o, NULL, '[');
-		for (i = 0; i < top; i++)
-			ds_out_site(&o, &s.v[i]);
-		ds_out_end(&o, ']');
-	} else if (!s.n) {
-		printf("no drops seen\n");
-	} else {
-		printf("%12s  %-22s %s\n", "COUNT", "REASON", "SITE");
-		for (i = 0; i < top; i++) {
-			printf("%12" PRIu64 "  %-22s %s", s.v[i].total,
-			       s.v[i].reason_name, s.v[i].symbol);
-			if (s.v[i].masked)
-				printf("  (masked: %" PRIu64 ")", s.v[i].masked);
-			putchar('\n');
-		}
-		if (top < s.n)
-			printf("(%zu more sites)\n", s.n - (size_t)top);
-	}
+	ds_sites_print(&p, s.v, s.n, (size_t)top);
 	free(s.v);
 	return DS_OK;
 }
@@ -367,13 +352,19 @@ static int ds_reasons_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 	return 0;
 }
 
+static void ds_reasons_reset(void *arg)
+{
+	((struct ds_reasons *)arg)->n = 0;
+}
+
 int ds_reasons_get(struct ds_ctx *ctx, struct ds_reasons *r)
 {
 	int err = ds_ctx_nl(ctx);
 
 	if (err)
 		return err;
-	err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_REASONS_GET, ds_reasons_cb, r);
+	err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_REASONS_GET, ds_reasons_cb,
+			 ds_reasons_reset, r);
 	if (err) {
 		free(r->v);
 		r->v = NULL;
@@ -391,10 +382,17 @@ static int ds_reason_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+static const struct ds_col ds_reason_cols[] = {
+	{ "count", "COUNT", "", 12, DS_COL_RIGHT },
+	{ "id", "ID", "  ", 5, DS_COL_RIGHT },
+	{ "reason", "REASON", "  ", 0, 0 },
+};
+
 static int cmd_show_reasons(struct ds_ctx *ctx, const struct ds_cmd *self,
 			int argc, char **argv)
 {
-	struct ds_out o = { .f = stdout };
+	struct ds_print p = { .f = stdout, .json = ctx->json };
+	size_t shown = 0;
 	struct ds_reasons r = { 0 };
 	struct ds_sites s = { 0 };
 	bool all = false;
@@ -418,26 +416,22 @@ static int cmd_show_reasons(struct ds_ctx *ctx, const struct ds_cmd *self,
 			if (r.v[j].id == s.v[i].reason)
 				r.v[j].count += s.v[i].total;
 	qsort(r.v, r.n, sizeof(*r.v), ds_reason_cmp);
-	if (ctx->json)
-		ds_out_begin(&o, NULL, '[');
-	else
-		printf("%12s  %5s  %s\n", "COUNT", "ID", "REASON");
+	ds_print_open_table(&p, NULL, ds_reason_cols,
+			    (int)(sizeof(ds_reason_cols) / sizeof(ds_reason_cols[0])),
+			    DS_TABLE_HEAD);
 	for (i = 0; i < r.n; i++) {
 		if (!all && !r.v[i].count)
 			continue;
-		if (ctx->json) {
-			ds_out_begin(&o, NULL, '{');
-			ds_out_str(&o, "reason", r.v[i].name);
-			ds_out_u64(&o, "id", r.v[i].id);
-			ds_out_u64(&o, "count", r.v[i].count);
-			ds_out_end(&o, '}');
-		} else {
-			printf("%12" PRIu64 "  %5" PRIu32 "  %s\n",
-			       r.v[i].count, r.v[i].id, r.v[i].name);
-		}
+		ds_print_open_obj(&p, NULL);
+		ds_print_str(&p, DS_ANY, "reason", "%s", r.v[i].name);
+		ds_print_u32(&p, DS_ANY, "id", "%" PRIu32, r.v[i].id);
+		ds_print_u64(&p, DS_ANY, "count", "%" PRIu64, r.v[i].count);
+		ds_print_close_obj(&p);
+		shown++;
 	}
-	if (ctx->json)
-		ds_out_end(&o, ']');
+	ds_print_close_table(&p);
+	if (!shown)
+		ds_print_text(&p, "no drops seen\n");
 	free(s.v);
 	free(r.v);
 	return DS_OK;
@@ -492,8 +486,9 @@ static int ds_stats_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 static int cmd_show_stats(struct ds_ctx *ctx, const struct ds_cmd *self,
 			int argc, char **argv)
 {
-	struct ds_out o = { .f = stdout };
+	struct ds_print p = { .f = stdout, .json = ctx->json };
 	uint64_t v[DS_NSTATS] = { 0 };
+	char fmt[64];
 	size_t i;
 	int err;
 
@@ -506,17 +501,14 @@ static int cmd_show_stats(struct ds_ctx *ctx, const struct ds_cmd *self,
 	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_STATS_GET, ds_stats_cb, v);
 	if (err)
 		return ds_fail(ctx, err);
-	if (ctx->json)
-		ds_out_begin(&o, NULL, '{');
+	ds_print_open_obj(&p, NULL);
 	for (i = 0; i < DS_NSTATS; i++) {
-		if (ctx->json)
-			ds_out_u64(&o, ds_stats_fields[i].key, v[i]);
-		else
-			printf("%-30s %" PRIu64 "\n", ds_stats_fields[i].label,
-			       v[i]);
+		/* the labels hold no '%' */
+		snprintf(fmt, sizeof(fmt), "%-30s %%" PRIu64 "\n",
+			 ds_stats_fields[i].label);
+		ds_print_u64(&p, DS_ANY, ds_stats_fields[i].key, fmt, v[i]);
 	}
-	if (ctx->json)
-		ds_out_end(&o, '}');
+	ds_print_close_obj(&p);
 	return DS_OK;
 }
 

@@ -11,6 +11,8 @@
 
 #include <linux/dropscope.h>
 
+#include "print.h"
+
 /* Exit statuses, also documented in the man page. */
 enum ds_status {
 	DS_OK = 0,
@@ -40,7 +42,13 @@ struct nl_msg *ds_nl_msg(struct ds_nl *nl, uint8_t cmd, bool dump);
 int ds_nl_send(struct ds_nl *nl, struct nl_msg *msg, ds_msg_fn fn, void *arg);
 /* The same for a request without attributes. */
 int ds_nl_do(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn, void *arg);
-int ds_nl_dump(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn, void *arg);
+/*
+ * A dump. One the kernel marks interrupted (its table changed meanwhile)
+ * is run again from the start, a few times: reset (if not NULL) is called
+ * first, to discard what fn collected of the partial one.
+ */
+int ds_nl_dump(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn,
+	       void (*reset)(void *arg), void *arg);
 int ds_nl_join_alerts(struct ds_nl *nl);
 int ds_nl_fd(struct ds_nl *nl);
 /* Did dropscope.ko go away? Seen on a socket that joined the alerts. */
@@ -69,22 +77,21 @@ struct ds_site {
 
 int ds_site_parse(struct nlattr *nest, struct ds_site *site);
 
-/* output.c: one print path for text and JSON */
-struct ds_out {
-	FILE *f;
-	bool json;
-	int depth;		/* JSON nesting */
-	bool first[16];		/* no comma needed yet at this depth */
+/* output.c: sites and alerts, through the print path of print.c */
+struct ds_alert {
+	const char *stamp;	/* local time, for text */
+	uint64_t round;
+	bool end;		/* the last message of the round */
+	uint64_t overflow;
+	const struct ds_site *sites;
+	size_t n;
 };
 
-void ds_json_str(FILE *f, const char *s);
-void ds_out_begin(struct ds_out *o, const char *key, char open);
-void ds_out_end(struct ds_out *o, char close);
-void ds_out_key(struct ds_out *o, const char *key);
-void ds_out_u64(struct ds_out *o, const char *key, uint64_t v);
-void ds_out_str(struct ds_out *o, const char *key, const char *v);
-void ds_out_bool(struct ds_out *o, const char *key, bool v);
-void ds_out_site(struct ds_out *o, const struct ds_site *s);
+void ds_site_print(struct ds_print *p, const struct ds_site *s,
+		   const char *stamp);
+void ds_sites_print(struct ds_print *p, const struct ds_site *v, size_t n,
+		    size_t top);
+void ds_alert_print(struct ds_print *p, const struct ds_alert *a);
 
 /* util.c */
 int ds_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
@@ -152,6 +159,11 @@ int cmd_mask_del(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		 char **argv);
 int cmd_mask_list(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		  char **argv);
+/* Names of packet fields, as "mask add" takes them; numbers when unknown. */
+const char *ds_dev_name(uint32_t ifindex, char *buf, size_t len);
+const char *ds_netns_name(uint32_t inum, char *buf, size_t len);
+const char *ds_l3_name(uint32_t l3, char *buf, size_t len);
+const char *ds_l4_name(uint32_t l4, char *buf, size_t len);
 
 /* sessions.c: TCP sessions */
 struct ds_session {
@@ -175,7 +187,9 @@ struct ds_session {
 
 int ds_session_parse(struct nlattr *nest, struct ds_session *s);
 const char *ds_tcp_state_name(unsigned int state);
-void ds_out_session(struct ds_out *o, const struct ds_session *s);
+void ds_session_print(struct ds_print *p, const struct ds_session *s);
+void ds_sessions_print(struct ds_print *p, const struct ds_session *v,
+		       size_t n, size_t top);
 int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 		      int argc, char **argv);
 int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,

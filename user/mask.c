@@ -63,6 +63,28 @@ static const char *ds_proto_name(const struct ds_proto *t, unsigned int v,
 	return buf;
 }
 
+const char *ds_l3_name(uint32_t l3, char *buf, size_t len)
+{
+	return ds_proto_name(ds_l3, l3, buf, len);
+}
+
+const char *ds_l4_name(uint32_t l4, char *buf, size_t len)
+{
+	return ds_proto_name(ds_l4, l4, buf, len);
+}
+
+/* A device by name when it exists here, else its ifindex. */
+const char *ds_dev_name(uint32_t ifindex, char *buf, size_t len)
+{
+	char name[IF_NAMESIZE];
+
+	if (if_indextoname(ifindex, name))
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "%" PRIu32, ifindex);
+	return buf;
+}
+
 /* An "ip netns" name, or an inode number. */
 static int ds_netns_parse(const char *s, uint32_t *inum)
 {
@@ -83,7 +105,8 @@ static int ds_netns_parse(const char *s, uint32_t *inum)
 	return 0;
 }
 
-static void ds_netns_name(uint32_t inum, char *buf, size_t len)
+/* A namespace by its "ip netns" name when it has one, else its inode. */
+const char *ds_netns_name(uint32_t inum, char *buf, size_t len)
 {
 	DIR *d = opendir(DS_NETNS_DIR);
 	struct dirent *e;
@@ -101,6 +124,7 @@ static void ds_netns_name(uint32_t inum, char *buf, size_t len)
 	}
 	if (d)
 		closedir(d);
+	return buf;
 }
 
 static int ds_bad(const char *what, const char *value, const char *why)
@@ -221,13 +245,6 @@ static int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
 	return 0;
 }
 
-struct ds_rule_view {
-	uint32_t id;
-	uint8_t mode;
-	uint64_t hits;
-	struct nlattr *tb[DROPSCOPE_RULE_A_MAX + 1];
-};
-
 static int ds_rule_id_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			 void *arg)
 {
@@ -246,6 +263,7 @@ static int ds_rule_id_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 static int ds_mask_add(struct ds_ctx *ctx, uint8_t mode, int argc,
 		       char **argv)
 {
+	struct ds_print p = { .f = stdout, .json = ctx->json };
 	struct nlattr *nest;
 	struct nl_msg *msg;
 	uint32_t id = 0;
@@ -273,10 +291,9 @@ static int ds_mask_add(struct ds_ctx *ctx, uint8_t mode, int argc,
 		fprintf(stderr, "dropscope: %s\n", ds_nl_error(ctx->nl));
 		return ds_nl_status(err);
 	}
-	if (ctx->json)
-		printf("{\"id\":%u}\n", id);
-	else
-		printf("rule %u added\n", id);
+	ds_print_open_obj(&p, NULL);
+	ds_print_u32(&p, DS_ANY, "id", "rule %" PRIu32 " added\n", id);
+	ds_print_close_obj(&p);
 	return DS_OK;
 }
 
@@ -325,129 +342,171 @@ int cmd_mask_del(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	return DS_OK;
 }
 
+/* The rules of a dump, kept to be printed once the dump is whole. */
 struct ds_rule_list {
-	struct ds_ctx *ctx;
-	struct ds_out o;
-	struct ds_reasons reasons;
-	unsigned int n;
+	struct nlattr **v;	/* copies of the DROPSCOPE_A_RULE nests */
+	size_t n, cap;
 };
 
-/* Print one rule, as text or JSON. */
-static int ds_rule_print_cb(struct nlattr **tb, struct nlattr *attrs, int len,
-			    void *arg)
+static int ds_rule_list_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+			   void *arg)
 {
-	struct nlattr *r[DROPSCOPE_RULE_A_MAX + 1];
 	struct ds_rule_list *l = arg;
-	struct ds_out *o = &l->o;
-	char buf[256], val[64], line[512] = "";
-	const char *mode;
-	uint64_t hits;
-	size_t j;
+	struct nlattr *a = tb[DROPSCOPE_A_RULE];
 
 	(void)attrs;
 	(void)len;
-	if (!tb[DROPSCOPE_A_RULE] ||
-	    nla_parse_nested(r, DROPSCOPE_RULE_A_MAX, tb[DROPSCOPE_A_RULE],
-			     NULL) < 0 || !r[DROPSCOPE_RULE_A_ID] ||
-	    !r[DROPSCOPE_RULE_A_MODE] || !r[DROPSCOPE_RULE_A_HITS])
+	if (!a)
 		return -EINVAL;
-	mode = nla_get_u8(r[DROPSCOPE_RULE_A_MODE]) == DROPSCOPE_RULE_ONLY ?
-	       "only" : "mask";
-	hits = nla_get_u64(r[DROPSCOPE_RULE_A_HITS]);
-	if (o->json) {
-		ds_out_begin(o, NULL, '{');
-		ds_out_u64(o, "id", nla_get_u32(r[DROPSCOPE_RULE_A_ID]));
-		ds_out_str(o, "mode", mode);
-		ds_out_u64(o, "hits", hits);
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct nlattr **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
 	}
-#define DS_FIELD(key, text) do {					\
-		if (o->json)						\
-			ds_out_str(o, key, text);			\
-		else							\
-			snprintf(line + strlen(line),			\
-				 sizeof(line) - strlen(line),		\
-				 " %s %s", key, text);			\
-	} while (0)
+	l->v[l->n] = malloc((size_t)a->nla_len);
+	if (!l->v[l->n])
+		return -ENOMEM;
+	memcpy(l->v[l->n++], a, a->nla_len);
+	return 0;
+}
+
+/* An interrupted dump starts over: forget the rules of the partial one. */
+static void ds_rule_list_reset(void *arg)
+{
+	struct ds_rule_list *l = arg;
+
+	while (l->n)
+		free(l->v[--l->n]);
+}
+
+/* The packet fields of a rule, in the order "mask list" prints them. */
+static const struct {
+	int attr;
+	const char *key;
+	const char *fmt;
+	const char *(*name)(uint32_t v, char *buf, size_t len);
+} ds_rule_fields[] = {
+	{ DROPSCOPE_RULE_A_IFINDEX, "dev", "dev %s", ds_dev_name },
+	{ DROPSCOPE_RULE_A_L3, "l3", "l3 %s", ds_l3_name },
+	{ DROPSCOPE_RULE_A_L4, "l4", "l4 %s", ds_l4_name },
+	{ DROPSCOPE_RULE_A_NETNS, "netns", "netns %s", ds_netns_name },
+};
+
+/* One rule: its id, mode and hits, then its fields as "mask add" takes them. */
+static int ds_rule_print(struct ds_print *p, struct ds_ctx *ctx,
+			 const struct ds_reasons *reasons, struct nlattr *nest)
+{
+	struct nlattr *r[DROPSCOPE_RULE_A_MAX + 1];
+	char buf[256], val[64];
+	size_t j;
+
+	if (nla_parse_nested(r, DROPSCOPE_RULE_A_MAX, nest, NULL) < 0 ||
+	    !r[DROPSCOPE_RULE_A_ID] || !r[DROPSCOPE_RULE_A_MODE] ||
+	    !r[DROPSCOPE_RULE_A_HITS])
+		return -EINVAL;
+	ds_print_open_obj(p, NULL);
+	ds_print_u32(p, DS_ANY, "id", "%" PRIu32,
+		     nla_get_u32(r[DROPSCOPE_RULE_A_ID]));
+	ds_print_str(p, DS_ANY, "mode", "%s",
+		     nla_get_u8(r[DROPSCOPE_RULE_A_MODE]) == DROPSCOPE_RULE_ONLY ?
+		     "only" : "mask");
+	ds_print_u64(p, DS_ANY, "hits", "%" PRIu64,
+		     nla_get_u64(r[DROPSCOPE_RULE_A_HITS]));
 	if (r[DROPSCOPE_RULE_A_LOC_START] && r[DROPSCOPE_RULE_A_LOC_END]) {
 		uint64_t s = nla_get_u64(r[DROPSCOPE_RULE_A_LOC_START]);
-		uint64_t e = nla_get_u64(r[DROPSCOPE_RULE_A_LOC_END]);
 
-		if (!ds_ctx_syms(l->ctx))
-			ds_syms_name(l->ctx->syms, s, buf, sizeof(buf));
+		if (!ds_ctx_syms(ctx))
+			ds_syms_name(ctx->syms, s, buf, sizeof(buf));
 		else
 			snprintf(buf, sizeof(buf), "0x%" PRIx64, s);
-		DS_FIELD("site", buf);
-		if (o->json) {
-			snprintf(val, sizeof(val), "0x%" PRIx64, s);
-			ds_out_str(o, "start", val);
-			snprintf(val, sizeof(val), "0x%" PRIx64, e);
-			ds_out_str(o, "end", val);
-		}
+		ds_print_str(p, DS_ANY, "site", "site %s", buf);
+		ds_print_hex(p, DS_JSON, "start", NULL, s);
+		ds_print_hex(p, DS_JSON, "end", NULL,
+			     nla_get_u64(r[DROPSCOPE_RULE_A_LOC_END]));
 	}
 	if (r[DROPSCOPE_RULE_A_REASON]) {
 		uint32_t id = nla_get_u32(r[DROPSCOPE_RULE_A_REASON]);
 
-		snprintf(val, sizeof(val), "%u", id);
-		for (j = 0; j < l->reasons.n; j++)
-			if (l->reasons.v[j].id == id)
+		snprintf(val, sizeof(val), "%" PRIu32, id);
+		for (j = 0; j < reasons->n; j++)
+			if (reasons->v[j].id == id)
 				snprintf(val, sizeof(val), "%s",
-					 l->reasons.v[j].name);
-		DS_FIELD("reason", val);
+					 reasons->v[j].name);
+		ds_print_str(p, DS_ANY, "reason", "reason %s", val);
 	}
-	if (r[DROPSCOPE_RULE_A_IFINDEX]) {
-		uint32_t ifi = nla_get_u32(r[DROPSCOPE_RULE_A_IFINDEX]);
-		char name[IF_NAMESIZE];
+	for (j = 0; j < sizeof(ds_rule_fields) / sizeof(ds_rule_fields[0]);
+	     j++) {
+		const struct nlattr *a = r[ds_rule_fields[j].attr];
+		uint32_t v;
 
-		if (!if_indextoname(ifi, name))
-			snprintf(name, sizeof(name), "%u", ifi);
-		DS_FIELD("dev", name);
+		if (!a)
+			continue;
+		/* the kernel's policy gives each its size: u8, u16, u32 */
+		if (nla_len(a) == 1)
+			v = nla_get_u8(a);
+		else if (nla_len(a) == 2)
+			v = nla_get_u16(a);
+		else
+			v = nla_get_u32(a);
+		ds_print_str(p, DS_ANY, ds_rule_fields[j].key,
+			     ds_rule_fields[j].fmt,
+			     ds_rule_fields[j].name(v, val, sizeof(val)));
 	}
-	if (r[DROPSCOPE_RULE_A_L3])
-		DS_FIELD("l3", ds_proto_name(ds_l3,
-			 nla_get_u16(r[DROPSCOPE_RULE_A_L3]), val, sizeof(val)));
-	if (r[DROPSCOPE_RULE_A_L4])
-		DS_FIELD("l4", ds_proto_name(ds_l4,
-			 nla_get_u8(r[DROPSCOPE_RULE_A_L4]), val, sizeof(val)));
-	if (r[DROPSCOPE_RULE_A_NETNS]) {
-		ds_netns_name(nla_get_u32(r[DROPSCOPE_RULE_A_NETNS]), val,
-			      sizeof(val));
-		DS_FIELD("netns", val);
-	}
-#undef DS_FIELD
-	if (o->json)
-		ds_out_end(o, '}');
-	else
-		printf("%4u  %-4s %12" PRIu64 " %s\n",
-		       nla_get_u32(r[DROPSCOPE_RULE_A_ID]), mode, hits, line);
-	l->n++;
+	ds_print_close_obj(p);
 	return 0;
 }
+
+/* ID, MODE, HITS, then the fields of the rule under MATCH. */
+static const struct ds_col ds_rule_cols[] = {
+	{ "id", "ID", "", 4, DS_COL_RIGHT },
+	{ "mode", "MODE", "  ", 4, 0 },
+	{ "hits", "HITS", " ", 12, DS_COL_RIGHT },
+	{ NULL, "MATCH", "  ", 0, 0 },
+};
 
 int cmd_mask_list(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		  char **argv)
 {
-	struct ds_rule_list l = { .ctx = ctx, .o = { .f = stdout, .json = ctx->json } };
+	struct ds_print p = { .f = stdout, .json = ctx->json };
+	struct ds_reasons reasons = { 0 };
+	struct ds_rule_list l = { 0 };
 	int err;
+	size_t i;
 
 	(void)argv;
 	if (argc) {
 		fprintf(stderr, "dropscope: %s takes no arguments\n", self->name);
 		return DS_EUSAGE;
 	}
-	err = ds_reasons_get(ctx, &l.reasons);
+	err = ds_reasons_get(ctx, &reasons);
 	if (err)
 		return err;
-	if (ctx->json)
-		ds_out_begin(&l.o, NULL, '[');
-	else
-		printf("%4s  %-4s %12s  %s\n", "ID", "MODE", "HITS", "MATCH");
-	err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_MASK_GET, ds_rule_print_cb, &l);
-	free(l.reasons.v);
-	if (ctx->json)
-		ds_out_end(&l.o, ']');
+	err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_MASK_GET, ds_rule_list_cb,
+			 ds_rule_list_reset, &l);
 	if (err) {
 		fprintf(stderr, "dropscope: %s\n", ds_nl_error(ctx->nl));
-		return ds_nl_status(err);
+		err = ds_nl_status(err);
+		goto out;
 	}
-	return DS_OK;
+	ds_print_open_table(&p, NULL, ds_rule_cols,
+			    (int)(sizeof(ds_rule_cols) / sizeof(ds_rule_cols[0])),
+			    DS_TABLE_HEAD);
+	for (i = 0; i < l.n && !err; i++)
+		err = ds_rule_print(&p, ctx, &reasons, l.v[i]);
+	ds_print_close_table(&p);
+	if (err) {
+		fprintf(stderr, "dropscope: malformed rule from dropscope.ko\n");
+		err = DS_EFAIL;
+	} else if (!l.n) {
+		ds_print_text(&p, "no rules\n");
+	}
+out:
+	ds_rule_list_reset(&l);
+	free(l.v);
+	free(reasons.v);
+	return err;
 }

@@ -28,6 +28,7 @@ struct ds_nl {
 	ds_msg_fn fn;
 	void *arg;
 	int fn_err;
+	bool intr;		/* the dump was marked NLM_F_DUMP_INTR */
 	bool gone;		/* the controller announced our removal */
 };
 
@@ -168,6 +169,20 @@ static int ds_cb_done(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
+/*
+ * A dump message marked NLM_F_DUMP_INTR: the kernel's table changed while
+ * the dump ran, so what it returns may miss or repeat entries. Note it and
+ * read on to the end of the dump, so the socket is clean for the retry.
+ */
+static int ds_cb_intr(struct nl_msg *msg, void *arg)
+{
+	struct ds_nl *nl = arg;
+
+	(void)msg;
+	nl->intr = true;
+	return NL_OK;
+}
+
 /* A message of the controller: is it the removal of our family? */
 static void ds_ctrl_msg(struct ds_nl *nl, struct nlmsghdr *nlh)
 {
@@ -238,6 +253,8 @@ int ds_nl_open(struct ds_nl **nlp)
 	nl_socket_modify_cb(nl->sk, NL_CB_VALID, NL_CB_CUSTOM, ds_cb_valid, nl);
 	nl_socket_modify_cb(nl->sk, NL_CB_ACK, NL_CB_CUSTOM, ds_cb_done, nl);
 	nl_socket_modify_cb(nl->sk, NL_CB_FINISH, NL_CB_CUSTOM, ds_cb_done, nl);
+	nl_socket_modify_cb(nl->sk, NL_CB_DUMP_INTR, NL_CB_CUSTOM, ds_cb_intr,
+			    nl);
 	nl_socket_modify_err_cb(nl->sk, NL_CB_CUSTOM, ds_cb_error, nl);
 	return 0;
 }
@@ -279,6 +296,7 @@ int ds_nl_send(struct ds_nl *nl, struct nl_msg *msg, ds_msg_fn fn, void *arg)
 	}
 	nl->err = 0;
 	nl->fn_err = 0;
+	nl->intr = false;
 	nl->done = false;
 	nl->fn = fn;
 	nl->arg = arg;
@@ -290,7 +308,11 @@ int ds_nl_send(struct ds_nl *nl, struct nl_msg *msg, ds_msg_fn fn, void *arg)
 	}
 	while (!nl->done && !nl->fn_err) {
 		err = nl_recvmsgs_default(nl->sk);
-		if (err < 0 && !nl->err) {
+		if (err == -NLE_DUMP_INTR) {
+			/* a libnl that reports it rather than calling us */
+			nl->intr = true;
+			nl->done = true;
+		} else if (err < 0 && !nl->err) {
 			ds_nl_set_error(nl, -EIO, nl_geterror(err));
 			break;
 		}
@@ -298,6 +320,9 @@ int ds_nl_send(struct ds_nl *nl, struct nl_msg *msg, ds_msg_fn fn, void *arg)
 	if (nl->fn_err && !nl->err)
 		ds_nl_set_error(nl, nl->fn_err < 0 ? nl->fn_err : -EINVAL,
 				"malformed reply from dropscope.ko");
+	if (nl->intr && !nl->err)
+		ds_nl_set_error(nl, -EAGAIN,
+				"dropscope.ko's tables kept changing during the dump: try again");
 	return nl->err;
 }
 
@@ -306,9 +331,22 @@ int ds_nl_do(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn, void *arg)
 	return ds_nl_send(nl, ds_nl_msg(nl, cmd, false), fn, arg);
 }
 
-int ds_nl_dump(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn, void *arg)
+/* How many times an interrupted dump is run in all, as "wg" retries. */
+#define DS_DUMP_TRIES 10
+
+int ds_nl_dump(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn,
+	       void (*reset)(void *arg), void *arg)
 {
-	return ds_nl_send(nl, ds_nl_msg(nl, cmd, true), fn, arg);
+	int err, tries = 0;
+
+	for (;;) {
+		err = ds_nl_send(nl, ds_nl_msg(nl, cmd, true), fn, arg);
+		if (err != -EAGAIN || !nl->intr || ++tries == DS_DUMP_TRIES)
+			return err;
+		/* start over: the partial results go */
+		if (reset)
+			reset(arg);
+	}
 }
 
 bool ds_nl_gone(struct ds_nl *nl)

@@ -1,107 +1,117 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One print path for text and JSON: commands describe what they print with
- * ds_out_*(); in text mode the callers print their own tables.
+ * What dropscope prints about sites, for "show sites" and for "watch",
+ * through the one print path of print.c.
  */
 #include <inttypes.h>
 
 #include "dropscope.h"
 
-void ds_json_str(FILE *f, const char *s)
+/*
+ * show sites: COUNT, REASON, the packet fields when some site is keyed by
+ * them, SITE, then "(masked: N)". With packet fields, past 80 columns,
+ * the minimum widths of COUNT and REASON give way.
+ */
+static const struct ds_col ds_site_cols[] = {
+	{ "count", "COUNT", "", 12, DS_COL_RIGHT },
+	{ "reason", "REASON", "  ", 21, 0 },
+	{ "ifindex", "DEV", "  ", 0, DS_COL_OPT },
+	{ "netns", "NETNS", "  ", 0, DS_COL_OPT },
+	{ "l3", "L3", "  ", 0, DS_COL_OPT },
+	{ "l4", "L4", "  ", 0, DS_COL_OPT },
+	{ "symbol", "SITE", "  ", 0, 0 },
+	{ NULL, NULL, "  ", 0, 0 },
+};
+
+/*
+ * watch: one line per site of an alert message, no header; the packet
+ * fields follow the site as "dev NAME netns NAME l3 NAME l4 NAME", the
+ * words "mask add" takes.
+ */
+static const struct ds_col ds_alert_cols[] = {
+	{ "time", NULL, "", 0, 0 },
+	{ "delta", NULL, "  ", 16, DS_COL_RIGHT },
+	{ "reason", NULL, "  ", 21, 0 },
+	{ "symbol", NULL, "  ", 0, 0 },
+	{ NULL, NULL, "  ", 0, 0 },
+};
+
+#define DS_NCOLS(c) ((int)(sizeof(c) / sizeof((c)[0])))
+
+/* A site: a row of show sites, or of an alert when it has a delta. */
+void ds_site_print(struct ds_print *p, const struct ds_site *s,
+		   const char *stamp)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	bool alert = s->has_delta;
+	char name[64];
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void ds_out_sep(struct ds_out *o)
-{
-	if (o->depth > 0 && !o->first[o->depth])
-		fputc(',', o->f);
-	o->first[o->depth] = false;
-}
-
-void ds_out_key(struct ds_out *o, const char *key)
-{
-	ds_out_sep(o);
-	if (key) {
-		ds_json_str(o->f, key);
-		fputc(':', o->f);
-	}
-}
-
-void ds_out_begin(struct ds_out *o, const char *key, char open)
-{
-	ds_out_key(o, key);
-	fputc(open, o->f);
-	if (o->depth < 15)
-		o->depth++;
-	o->first[o->depth] = true;
-}
-
-void ds_out_end(struct ds_out *o, char close)
-{
-	fputc(close, o->f);
-	if (o->depth > 0)
-		o->depth--;
-	if (!o->depth)
-		fputc('\n', o->f);
-}
-
-void ds_out_u64(struct ds_out *o, const char *key, uint64_t v)
-{
-	ds_out_key(o, key);
-	fprintf(o->f, "%" PRIu64, v);
-}
-
-void ds_out_str(struct ds_out *o, const char *key, const char *v)
-{
-	ds_out_key(o, key);
-	ds_json_str(o->f, v);
-}
-
-void ds_out_bool(struct ds_out *o, const char *key, bool v)
-{
-	ds_out_key(o, key);
-	fputs(v ? "true" : "false", o->f);
-}
-
-/* A site object: what "show sites" and "watch" print in JSON. */
-void ds_out_site(struct ds_out *o, const struct ds_site *s)
-{
-	char loc[32];
-
-	snprintf(loc, sizeof(loc), "0x%" PRIx64, s->location);
-	ds_out_begin(o, NULL, '{');
-	ds_out_str(o, "symbol", s->symbol);
-	ds_out_str(o, "location", loc);
-	ds_out_str(o, "reason", s->reason_name);
-	ds_out_u64(o, "reason_id", s->reason);
-	ds_out_u64(o, "count", s->total);
-	if (s->has_delta)
-		ds_out_u64(o, "delta", s->delta);
+	ds_print_open_obj(p, NULL);
+	if (stamp)
+		ds_print_str(p, DS_FP, "time", "%s", stamp);
+	ds_print_str(p, DS_ANY, "symbol", "%s", s->symbol);
+	ds_print_hex(p, DS_JSON, "location", NULL, s->location);
+	ds_print_str(p, DS_ANY, "reason", "%s", s->reason_name);
+	ds_print_u32(p, DS_JSON, "reason_id", NULL, s->reason);
+	ds_print_u64(p, alert ? DS_JSON : DS_ANY, "count", "%" PRIu64,
+		     s->total);
+	if (alert)
+		ds_print_u64(p, DS_ANY, "delta", "%" PRIu64 " drops", s->delta);
 	else
-		ds_out_u64(o, "masked", s->masked);
+		ds_print_u64(p, s->masked ? DS_ANY : DS_JSON, "masked",
+			     "(masked: %" PRIu64 ")", s->masked);
 	if (s->ifindex)
-		ds_out_u64(o, "ifindex", s->ifindex);
+		ds_print_u64_as(p, DS_ANY, "ifindex", alert ? "dev %s" : "%s",
+				s->ifindex,
+				ds_dev_name(s->ifindex, name, sizeof(name)));
 	if (s->netns)
-		ds_out_u64(o, "netns", s->netns);
+		ds_print_u64_as(p, DS_ANY, "netns", alert ? "netns %s" : "%s",
+				s->netns,
+				ds_netns_name(s->netns, name, sizeof(name)));
 	if (s->l3)
-		ds_out_u64(o, "l3", s->l3);
+		ds_print_u64_as(p, DS_ANY, "l3", alert ? "l3 %s" : "%s", s->l3,
+				ds_l3_name(s->l3, name, sizeof(name)));
 	if (s->l4)
-		ds_out_u64(o, "l4", s->l4);
-	ds_out_end(o, '}');
+		ds_print_u64_as(p, DS_ANY, "l4", alert ? "l4 %s" : "%s", s->l4,
+				ds_l4_name(s->l4, name, sizeof(name)));
+	ds_print_close_obj(p);
+}
+
+/* show sites: the first top of n sites. */
+void ds_sites_print(struct ds_print *p, const struct ds_site *v, size_t n,
+		    size_t top)
+{
+	size_t i;
+
+	if (top > n)
+		top = n;
+	ds_print_open_table(p, NULL, ds_site_cols, DS_NCOLS(ds_site_cols),
+			    DS_TABLE_HEAD | DS_TABLE_FIT80);
+	for (i = 0; i < top; i++)
+		ds_site_print(p, &v[i], NULL);
+	ds_print_close_table(p);
+	if (!n)
+		ds_print_text(p, "no drops seen\n");
+	else if (top < n)
+		ds_print_text(p, "(%zu more sites)\n", n - top);
+}
+
+/* One alert message of watch: its round, its overflow, its sites. */
+void ds_alert_print(struct ds_print *p, const struct ds_alert *a)
+{
+	size_t i;
+
+	ds_print_open_obj(p, NULL);
+	ds_print_u64(p, DS_JSON, "round", NULL, a->round);
+	ds_print_bool(p, DS_JSON, "end", NULL, a->end);
+	if (a->overflow)
+		ds_print_text(p, "%s", a->stamp);
+	ds_print_u64(p, a->overflow ? DS_ANY : DS_JSON, "overflow_delta",
+		     "  %10" PRIu64 " drops did not fit the per-CPU tables (overflow)\n",
+		     a->overflow);
+	ds_print_open_table(p, "sites", ds_alert_cols, DS_NCOLS(ds_alert_cols),
+			    0);
+	for (i = 0; i < a->n; i++)
+		ds_site_print(p, &a->sites[i], a->stamp);
+	ds_print_close_table(p);
+	ds_print_close_obj(p);
 }

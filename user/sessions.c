@@ -114,37 +114,142 @@ int ds_session_parse(struct nlattr *nest, struct ds_session *s)
 	return 0;
 }
 
-/* A session object: what "show sessions" and "watch sessions" print. */
-void ds_out_session(struct ds_out *o, const struct ds_session *s)
-{
-	char cookie[24];
+/*
+ * show sessions: one row per session, tcptop-like; the last column is the
+ * state, then the age (live) or the duration (closed) in milliseconds.
+ * The resets are sent/received, two fields in one column.
+ */
+static const struct ds_col ds_sess_cols[] = {
+	{ "pid", "PID", "", 7, 0 },
+	{ "comm", "COMM", " ", 15, 0 },
+	{ "laddr", "LADDR", " ", 15, 0 },
+	{ "lport", "LPORT", " ", 5, DS_COL_RIGHT },
+	{ "raddr", "RADDR", " ", 15, 0 },
+	{ "rport", "RPORT", " ", 5, DS_COL_RIGHT },
+	{ "rx_bytes", "RX_KB", " ", 9, DS_COL_RIGHT },
+	{ "tx_bytes", "TX_KB", " ", 9, DS_COL_RIGHT },
+	{ "retransmits", "RETRANS", " ", 7, DS_COL_RIGHT },
+	{ "drops", "DROPS", " ", 6, DS_COL_RIGHT },
+	{ "resets_sent", "RESETS", " ", 6, DS_COL_RIGHT },
+	{ "resets_received", "", "", 1, 0 },
+	{ "state", "STATE", " ", 11, 0 },
+	{ "duration_ms", "MS", " ", 9, DS_COL_RIGHT },
+	{ NULL, NULL, " ", 0, 0 },
+};
 
-	snprintf(cookie, sizeof(cookie), "%" PRIx64, s->cookie);
-	ds_out_begin(o, NULL, '{');
-	ds_out_u64(o, "pid", s->pid);
-	ds_out_str(o, "comm", s->comm);
-	ds_out_str(o, "family", s->family == AF_INET6 ? "ipv6" : "ipv4");
-	ds_out_str(o, "laddr", s->laddr);
-	ds_out_u64(o, "lport", s->lport);
-	ds_out_str(o, "raddr", s->raddr);
-	ds_out_u64(o, "rport", s->rport);
-	ds_out_str(o, "state", ds_tcp_state_name(s->state));
-	ds_out_u64(o, "rx_bytes", s->rx_bytes);
-	ds_out_u64(o, "tx_bytes", s->tx_bytes);
-	ds_out_u64(o, "retransmits", s->retransmits);
-	ds_out_u64(o, "drops", s->drops);
-	ds_out_u64(o, "resets_sent", s->resets_sent);
-	ds_out_u64(o, "resets_received", s->resets_received);
-	ds_out_u64(o, "duration_ms", s->duration_ns / 1000000);
-	ds_out_bool(o, "closed", s->closed);
-	ds_out_str(o, "cookie", cookie);
-	ds_out_end(o, '}');
+/*
+ * watch sessions: one line per close as tcplife prints it, the duration
+ * last; the header is printed once, so the columns keep their widths.
+ */
+static const struct ds_col ds_close_cols[] = {
+	{ "pid", NULL, "", 7, 0 },
+	{ "comm", NULL, " ", 15, 0 },
+	{ "laddr", NULL, " ", 15, 0 },
+	{ "lport", NULL, " ", 5, DS_COL_RIGHT },
+	{ "raddr", NULL, " ", 15, 0 },
+	{ "rport", NULL, " ", 5, DS_COL_RIGHT },
+	{ "rx_bytes", NULL, " ", 9, DS_COL_RIGHT },
+	{ "tx_bytes", NULL, " ", 9, DS_COL_RIGHT },
+	{ "retransmits", NULL, " ", 7, DS_COL_RIGHT },
+	{ "drops", NULL, " ", 6, DS_COL_RIGHT },
+	{ "resets_sent", NULL, " ", 6, DS_COL_RIGHT },
+	{ "resets_received", NULL, "", 1, 0 },
+	{ "duration_ms", NULL, " ", 9, DS_COL_RIGHT },
+	{ NULL, NULL, " ", 0, 0 },
+};
+
+#define DS_NCOLS(c) ((int)(sizeof(c) / sizeof((c)[0])))
+
+/* The header of watch sessions, as wide as ds_close_cols. */
+static void ds_close_head(struct ds_print *p)
+{
+	ds_print_text(p, "%-7s %-15s %-15s %5s %-15s %5s %9s %9s %7s %6s %-7s %9s\n",
+		      "PID", "COMM", "LADDR", "LPORT", "RADDR", "RPORT",
+		      "RX_KB", "TX_KB", "RETRANS", "DROPS", "RESETS", "MS");
+}
+
+/* A session: a row of show sessions or of watch sessions. */
+void ds_session_print(struct ds_print *p, const struct ds_session *s)
+{
+	char rx[24], tx[24], ms[32];
+
+	snprintf(rx, sizeof(rx), "%" PRIu64, s->rx_bytes / 1024);
+	snprintf(tx, sizeof(tx), "%" PRIu64, s->tx_bytes / 1024);
+	snprintf(ms, sizeof(ms), "%.3f", (double)s->duration_ns / 1e6);
+	ds_print_open_obj(p, NULL);
+	ds_print_u32(p, DS_ANY, "pid", "%" PRIu32, s->pid);
+	ds_print_str(p, DS_ANY, "comm", "%s", s->comm);
+	ds_print_str(p, DS_JSON, "family", NULL,
+		     s->family == AF_INET6 ? "ipv6" : "ipv4");
+	ds_print_str(p, DS_ANY, "laddr", "%s", s->laddr);
+	ds_print_u32(p, DS_ANY, "lport", "%" PRIu32, s->lport);
+	ds_print_str(p, DS_ANY, "raddr", "%s", s->raddr);
+	ds_print_u32(p, DS_ANY, "rport", "%" PRIu32, s->rport);
+	ds_print_str(p, DS_ANY, "state", "%s", ds_tcp_state_name(s->state));
+	ds_print_u64_as(p, DS_ANY, "rx_bytes", "%s", s->rx_bytes, rx);
+	ds_print_u64_as(p, DS_ANY, "tx_bytes", "%s", s->tx_bytes, tx);
+	ds_print_u32(p, DS_ANY, "retransmits", "%" PRIu32, s->retransmits);
+	ds_print_u64(p, DS_ANY, "drops", "%" PRIu64, s->drops);
+	ds_print_u32(p, DS_ANY, "resets_sent", "%" PRIu32 "/",
+		     s->resets_sent);
+	ds_print_u32(p, DS_ANY, "resets_received", "%" PRIu32,
+		     s->resets_received);
+	ds_print_u64_as(p, DS_ANY, "duration_ms", "%s",
+			s->duration_ns / 1000000, ms);
+	ds_print_bool(p, DS_JSON, "closed", NULL, s->closed);
+	ds_print_hex(p, DS_JSON, "cookie", NULL, s->cookie);
+	ds_print_close_obj(p);
+}
+
+/* show sessions: the first top of n sessions. */
+void ds_sessions_print(struct ds_print *p, const struct ds_session *v,
+		       size_t n, size_t top)
+{
+	size_t i;
+
+	if (top > n)
+		top = n;
+	ds_print_open_table(p, NULL, ds_sess_cols, DS_NCOLS(ds_sess_cols),
+			    DS_TABLE_HEAD);
+	for (i = 0; i < top; i++)
+		ds_session_print(p, &v[i]);
+	ds_print_close_table(p);
+	if (!n)
+		ds_print_text(p, "no sessions\n");
+	else if (top < n)
+		ds_print_text(p, "(%zu more sessions)\n", n - top);
+}
+
+/* watch sessions: the closes of one alert message, each a JSON line. */
+static void ds_closes_print(struct ds_print *p, const struct ds_session *v,
+			    size_t n)
+{
+	size_t i;
+
+	if (p->json) {
+		for (i = 0; i < n; i++)
+			ds_session_print(p, &v[i]);
+		return;
+	}
+	ds_print_open_table(p, NULL, ds_close_cols, DS_NCOLS(ds_close_cols), 0);
+	for (i = 0; i < n; i++)
+		ds_session_print(p, &v[i]);
+	ds_print_close_table(p);
 }
 
 struct ds_sessions {
 	struct ds_session *v;
 	size_t n, cap;
+	size_t base;		/* where the dump under way began */
 };
+
+/* A dump marked interrupted runs again: drop what it added. */
+static void ds_sessions_reset(void *arg)
+{
+	struct ds_sessions *s = arg;
+
+	s->n = s->base;
+}
 
 static int ds_sessions_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			  void *arg)
@@ -227,35 +332,11 @@ static int ds_sess_filter_arg(struct ds_sess_filter *f, int argc, char **argv,
 	return 0;
 }
 
-static void ds_sess_text_head(bool closed)
-{
-	printf("%-7s %-15s %-15s %5s %-15s %5s %9s %9s %7s %6s %7s %s\n",
-	       "PID", "COMM", "LADDR", "LPORT", "RADDR", "RPORT", "RX_KB",
-	       "TX_KB", "RETRANS", "DROPS", "RESETS",
-	       closed ? "MS" : "STATE");
-}
-
-static void ds_sess_text(const struct ds_session *s, bool ms)
-{
-	char resets[24];
-
-	snprintf(resets, sizeof(resets), "%" PRIu32 "/%" PRIu32,
-		 s->resets_sent, s->resets_received);
-	printf("%-7" PRIu32 " %-15s %-15s %5u %-15s %5u %9" PRIu64 " %9" PRIu64
-	       " %7" PRIu32 " %6" PRIu64 " %7s ", s->pid, s->comm, s->laddr,
-	       s->lport, s->raddr, s->rport, s->rx_bytes / 1024,
-	       s->tx_bytes / 1024, s->retransmits, s->drops, resets);
-	if (ms)
-		printf("%.3f\n", (double)s->duration_ns / 1e6);
-	else
-		printf("%s\n", ds_tcp_state_name(s->state));
-}
-
 int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 		      int argc, char **argv)
 {
 	struct ds_sess_filter f = { UINT64_MAX, UINT64_MAX };
-	struct ds_out o = { .f = stdout, .json = ctx->json };
+	struct ds_print p = { .f = stdout, .json = ctx->json };
 	bool live = true, closed = false;
 	struct ds_sessions s = { 0 };
 	uint64_t top = UINT64_MAX;
@@ -304,10 +385,11 @@ int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 		return err;
 	if (live)
 		err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_SESSIONS_GET,
-				 ds_sessions_cb, &s);
+				 ds_sessions_cb, ds_sessions_reset, &s);
+	s.base = s.n;
 	if (!err && closed)
 		err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_CLOSED_GET,
-				 ds_sessions_cb, &s);
+				 ds_sessions_cb, ds_sessions_reset, &s);
 	if (err) {
 		free(s.v);
 		return ds_fail(ctx, err);
@@ -317,22 +399,7 @@ int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 			s.v[n++] = s.v[i];
 	s.n = n;
 	qsort(s.v, s.n, sizeof(*s.v), ds_sess_cmp);
-	if (s.n < top)
-		top = s.n;
-	if (ctx->json) {
-		ds_out_begin(&o, NULL, '[');
-		for (i = 0; i < top; i++)
-			ds_out_session(&o, &s.v[i]);
-		ds_out_end(&o, ']');
-	} else if (!s.n) {
-		printf("no sessions\n");
-	} else {
-		ds_sess_text_head(false);
-		for (i = 0; i < top; i++)
-			ds_sess_text(&s.v[i], false);
-		if (top < s.n)
-			printf("(%zu more sessions)\n", s.n - (size_t)top);
-	}
+	ds_sessions_print(&p, s.v, s.n, (size_t)top);
 	free(s.v);
 	return DS_OK;
 }
@@ -348,33 +415,45 @@ static void ds_sess_on_signal(int sig)
 }
 
 struct ds_sess_watch {
-	struct ds_out o;
+	struct ds_print p;
 	struct ds_sess_filter f;
 	uint64_t seen;		/* closes printed */
+	uint64_t count;		/* stop after this many; 0: never */
+	struct ds_sessions v;	/* the closes of one message */
 };
 
 static int ds_sess_alert_cb(struct nlattr **tb, struct nlattr *attrs,
 			    int len, void *arg)
 {
 	struct ds_sess_watch *w = arg;
-	struct ds_session s;
 	struct nlattr *a;
 	int rem;
 
 	(void)tb;
+	w->v.n = 0;
 	nla_for_each_attr(a, attrs, len, rem) {
 		if (nla_type(a) != DROPSCOPE_A_SESSION)
 			continue;
-		if (ds_session_parse(a, &s))
+		if (w->count && w->seen == w->count)
+			break;
+		if (w->v.n == w->v.cap) {
+			size_t cap = w->v.cap ? w->v.cap * 2 : 64;
+			struct ds_session *v = realloc(w->v.v,
+						       cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			w->v.v = v;
+			w->v.cap = cap;
+		}
+		if (ds_session_parse(a, &w->v.v[w->v.n]))
 			return -EINVAL;
-		if (!ds_sess_match(&w->f, &s))
+		if (!ds_sess_match(&w->f, &w->v.v[w->v.n]))
 			continue;
+		w->v.n++;
 		w->seen++;
-		if (w->o.json)
-			ds_out_session(&w->o, &s);
-		else
-			ds_sess_text(&s, true);
 	}
+	ds_closes_print(&w->p, w->v.v, w->v.n);
 	fflush(stdout);
 	return 0;
 }
@@ -391,7 +470,7 @@ int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 		       int argc, char **argv)
 {
 	struct ds_sess_watch w = {
-		.o = { .f = stdout, .json = ctx->json },
+		.p = { .f = stdout, .json = ctx->json },
 		.f = { UINT64_MAX, UINT64_MAX },
 	};
 	struct sigaction sa = { .sa_handler = ds_sess_on_signal };
@@ -419,6 +498,7 @@ int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 			return ds_usage(self, "unknown argument");
 		}
 	}
+	w.count = count;
 	deadline = timeout_ms ? ds_sess_now_ms() + timeout_ms : 0;
 	err = ds_nl_open(&nl);
 	if (!err)
@@ -438,8 +518,7 @@ int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 	}
 	fprintf(stderr, "watching TCP closes: %s\n",
 		tty ? "q, Enter or Ctrl-C to stop" : "Ctrl-C to stop");
-	if (!ctx->json)
-		ds_sess_text_head(true);
+	ds_close_head(&w.p);
 	ds_sess_interrupted = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
@@ -489,5 +568,6 @@ int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 	if (tty)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
 	ds_nl_close(nl);
+	free(w.v.v);
 	return status;
 }

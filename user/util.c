@@ -109,12 +109,29 @@ int ds_split(char *line, char **argv, int max)
 	}
 }
 
-/* qsort: highest total first, then by symbol for a stable listing. */
+#define DS_CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
+
+/*
+ * qsort: highest total first, then by symbol, reason and packet fields, so
+ * that the sites a rule splits list in a stable order.
+ */
 int ds_site_cmp_total(const void *a, const void *b)
 {
 	const struct ds_site *x = a, *y = b;
+	int d;
 
 	if (x->total != y->total)
 		return x->total < y->total ? 1 : -1;
-	return strcmp(x->symbol, y->symbol);
+	d = strcmp(x->symbol, y->symbol);
+	if (!d)
+		d = DS_CMP(x->reason, y->reason);
+	if (!d)
+		d = DS_CMP(x->ifindex, y->ifindex);
+	if (!d)
+		d = DS_CMP(x->netns, y->netns);
+	if (!d)
+		d = DS_CMP(x->l3, y->l3);
+	if (!d)
+		d = DS_CMP(x->l4, y->l4);
+	return d;
 }

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <termios.h>
 #include <time.h>
@@ -26,7 +27,7 @@ static void ds_on_signal(int sig)
 }
 
 struct ds_watch {
-	struct ds_out o;
+	struct ds_print p;
 	uint64_t rounds;	/* rounds completed */
 	uint64_t drops;		/* sum of deltas */
 	uint64_t lost;		/* times our socket overran */
@@ -51,53 +52,48 @@ static void ds_stamp(char *buf, size_t len)
 		 tm.tm_min % 60, tm.tm_sec % 61, (int)(ts.tv_nsec / 1000000) % 1000);
 }
 
+/* One alert message: its sites are parsed first, then printed. */
 static int ds_alert_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 		       void *arg)
 {
 	struct ds_watch *w = arg;
-	uint64_t round = 0, overflow = 0;
-	bool end = tb[DROPSCOPE_A_ROUND_END];
-	struct ds_site site;
-	struct nlattr *a;
+	struct ds_alert a = { .end = tb[DROPSCOPE_A_ROUND_END] };
+	struct ds_site *sites;
+	struct nlattr *at;
 	char stamp[32];
-	int rem;
+	size_t i, n = 0;
+	int rem, err = 0;
 
 	if (tb[DROPSCOPE_A_ROUND])
-		round = nla_get_u64(tb[DROPSCOPE_A_ROUND]);
+		a.round = nla_get_u64(tb[DROPSCOPE_A_ROUND]);
 	if (tb[DROPSCOPE_A_OVERFLOW_DELTA])
-		overflow = nla_get_u64(tb[DROPSCOPE_A_OVERFLOW_DELTA]);
-	ds_stamp(stamp, sizeof(stamp));
-	if (w->o.json) {
-		ds_out_begin(&w->o, NULL, '{');
-		ds_out_u64(&w->o, "round", round);
-		ds_out_bool(&w->o, "end", end);
-		ds_out_u64(&w->o, "overflow_delta", overflow);
-		ds_out_begin(&w->o, "sites", '[');
-	} else if (overflow) {
-		printf("%s  %10" PRIu64 " drops did not fit the per-CPU tables (overflow)\n",
-		       stamp, overflow);
-	}
-	w->drops += overflow;
-	nla_for_each_attr(a, attrs, len, rem) {
-		if (nla_type(a) != DROPSCOPE_A_SITE)
+		a.overflow = nla_get_u64(tb[DROPSCOPE_A_OVERFLOW_DELTA]);
+	nla_for_each_attr(at, attrs, len, rem)
+		n += nla_type(at) == DROPSCOPE_A_SITE;
+	sites = calloc(n ? n : 1, sizeof(*sites));
+	if (!sites)
+		return -ENOMEM;
+	nla_for_each_attr(at, attrs, len, rem) {
+		if (nla_type(at) != DROPSCOPE_A_SITE)
 			continue;
-		if (ds_site_parse(a, &site))
-			return -EINVAL;
-		w->drops += site.delta;
-		if (w->o.json)
-			ds_out_site(&w->o, &site);
-		else
-			printf("%s  %10" PRIu64 " drops  %-22s %s\n", stamp,
-			       site.delta, site.reason_name, site.symbol);
+		if (ds_site_parse(at, &sites[a.n++])) {
+			err = -EINVAL;
+			goto out;
+		}
 	}
-	if (w->o.json) {
-		ds_out_end(&w->o, ']');
-		ds_out_end(&w->o, '}');
-	}
-	if (end)
+	ds_stamp(stamp, sizeof(stamp));
+	a.stamp = stamp;
+	a.sites = sites;
+	ds_alert_print(&w->p, &a);
+	w->drops += a.overflow;
+	for (i = 0; i < a.n; i++)
+		w->drops += sites[i].delta;
+	if (a.end)
 		w->rounds++;
-	fflush(stdout);
-	return 0;
+	fflush(w->p.f);
+out:
+	free(sites);
+	return err;
 }
 
 /* Did the user ask to stop? Reads what the terminal has, never blocks. */
@@ -113,7 +109,8 @@ static bool ds_key_stop(void)
 
 int ds_watch(struct ds_ctx *ctx, uint64_t rounds, uint64_t timeout_ms)
 {
-	struct ds_watch w = { .o = { .f = stdout, .json = ctx->json } };
+	struct ds_watch w = { .p = { .f = stdout, .json = ctx->json } };
+	struct ds_print e = { .f = stderr, .json = ctx->json };
 	bool tty = isatty(STDIN_FILENO);
 	struct sigaction sa = { .sa_handler = ds_on_signal }, old_int, old_term;
 	uint64_t deadline = timeout_ms ? ds_now_ms() + timeout_ms : 0;
@@ -189,10 +186,9 @@ int ds_watch(struct ds_ctx *ctx, uint64_t rounds, uint64_t timeout_ms)
 	sigaction(SIGTERM, &old_term, NULL);
 	if (tty)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
-	if (!ctx->json)
-		fprintf(stderr, "%" PRIu64 " alert rounds, %" PRIu64 " drops%s\n",
-			w.rounds, w.drops,
-			w.lost ? ", some alerts lost (see show stats)" : "");
+	ds_print_text(&e, "%" PRIu64 " alert rounds, %" PRIu64 " drops%s\n",
+		      w.rounds, w.drops,
+		      w.lost ? ", some alerts lost (see show stats)" : "");
 	ds_nl_close(nl);
 	return status;
 }

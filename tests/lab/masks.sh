@@ -1,32 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-# Mask rules and alert control: sourced by tests/lab/run.sh (its helpers,
-# KTAP counters and cleanup). Every count is checked exactly against the
-# kernel's own: the hist trigger, /proc/net/snmp(6), nftables counters.
-
-NS=dsns
-HOST_IP=198.18.0.1	# RFC 2544 benchmark range, on a veth inside the guest
-NS_IP=198.18.0.2
-
-unload
-load
-
-ip netns add $NS
-# veth-n moves into the namespace: unregistered, then registered there
-ip link add veth-h type veth peer name veth-n
-ip link set veth-n netns $NS
-ip addr add $HOST_IP/24 dev veth-h
-ip link set veth-h up
-ip -n $NS addr add $NS_IP/24 dev veth-n
-ip -n $NS link set veth-n up
-ip -n $NS link set lo up
-# no IPv6 neighbour discovery noise on the veth pair
-sysctl -qw net.ipv6.conf.veth-h.disable_ipv6=1
-ip netns exec $NS sysctl -qw net.ipv6.conf.veth-n.disable_ipv6=1
-masks_cleanup() { ip netns del $NS 2>/dev/null; ip link del veth-h 2>/dev/null; }
+# shellcheck shell=bash
+# Mask rules and alert control: test functions sourced by tests/lab/run.sh,
+# which runs them (its helpers, KTAP results, per-test names and cleanup).
+# Every count is checked exactly against the kernel's own: the hist
+# trigger, /proc/net/snmp(6), nftables counters.
 
 stop_if_running() { [ "$($DS -j status | json "d['running']")" = False ] || $DS stop; }
-json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-stat_of() { $DS -j show stats | json "d['$1']"; }
 hits_of() { $DS -j show masks | json "[r['hits'] for r in d if r['id'] == $1][0]"; }
 rule_id() { $DS -j mask "$@" | json "d['id']"; }
 snmp6() { awk -v k="$1" '$1 == k {print $2}' /proc/net/snmp6; }
@@ -34,6 +13,8 @@ snmp6() { awk -v k="$1" '$1 == k {print $2}' /proc/net/snmp6; }
 site_sum() { $DS -j show sites all | json "sum(s['$1'] for s in d if $2)"; }
 # UDP/IPv4 closed-port drops shown
 udp_shown() { site_sum count "s['symbol'].startswith('__udp4_lib_rcv') and s['reason'] == 'NO_SOCKET'"; }
+# in_ns COMMAND...: run it in this test's namespace
+in_ns() { ip netns exec "$NS" "$@"; }
 
 # reconcile: shown + masked + overflow = events = the hist trigger's hits
 reconcile() {
@@ -43,119 +24,144 @@ reconcile() {
 		"$($KC hits "$hist") $($KC hits "$hist")" "$v"
 }
 
-# --- site ------------------------------------------------------------------
-trace_on
-$DS start
-udp0=$($KC snmp Udp NoPorts)
-rid=$(rule_id add site __udp4_lib_rcv)
-gen udp 300 $UDP_CLOSED
-gen tcp 50 $TCP_CLOSED
-trace_off m1.hist
-check "mask site: hits equal Udp NoPorts" $(($($KC snmp Udp NoPorts) - udp0)) "$(hits_of "$rid")"
-check "mask site: UDP site hidden, TCP shown" "0 50" \
-	"$($DS -j show sites | json "sum(s['count'] for s in d if s['symbol'].startswith('__udp4_lib_rcv'))") $($DS -j show sites | json "sum(s['count'] for s in d if s['symbol'].startswith('tcp_v4_rcv'))")"
-check "mask site: show sites all lists it as masked" 300 \
-	"$(site_sum masked "s['symbol'].startswith('__udp4_lib_rcv')")"
-reconcile "mask site" "$TMP/m1.hist"
-$DS stop
-$DS start
-gen udp 20 $UDP_CLOSED
-check "rules survive stop and start (hits count from start)" "1 20" \
-	"$($DS -j status | json "d['rules']") $(hits_of "$rid")"
-$DS mask clear
+test_mask_site() {
+	local udp0 rid
+	setup_module
+	trace_on
+	$DS start
+	udp0=$($KC snmp Udp NoPorts)
+	rid=$(rule_id add site __udp4_lib_rcv)
+	gen udp 300 $UDP_CLOSED
+	gen tcp 50 $TCP_CLOSED
+	trace_off m1.hist
+	check "mask site: hits equal Udp NoPorts" $(($($KC snmp Udp NoPorts) - udp0)) "$(hits_of "$rid")"
+	check "mask site: UDP site hidden, TCP shown" "0 50" \
+		"$($DS -j show sites | json "sum(s['count'] for s in d if s['symbol'].startswith('__udp4_lib_rcv'))") $($DS -j show sites | json "sum(s['count'] for s in d if s['symbol'].startswith('tcp_v4_rcv'))")"
+	check "mask site: show sites all lists it as masked" 300 \
+		"$(site_sum masked "s['symbol'].startswith('__udp4_lib_rcv')")"
+	reconcile "mask site" "$TMP/m1.hist"
+	$DS stop
+	$DS start
+	gen udp 20 $UDP_CLOSED
+	check "rules survive stop and start (hits count from start)" "1 20" \
+		"$($DS -j status | json "d['rules']") $(hits_of "$rid")"
+}
 
-# --- reason ------------------------------------------------------------------
-$DS stop
-nft_drop
-trace_on
-$DS start
-rid=$(rule_id add reason NETFILTER_DROP)
-gen udp 120 $NF_PORT
-gen udp 30 $UDP_CLOSED
-trace_off m2.hist
-check "mask reason: hits equal the nft counter" "$(nft_count)" "$(hits_of "$rid")"
-check "mask reason: the others are shown" 30 "$(udp_shown)"
-reconcile "mask reason" "$TMP/m2.hist"
-nft delete table inet dstest
-$DS mask clear
+test_mask_reason() {
+	local rid
+	need nft
+	setup_module
+	nft_drop
+	trace_on
+	$DS start
+	rid=$(rule_id add reason NETFILTER_DROP)
+	gen udp 120 $NF_PORT
+	gen udp 30 $UDP_CLOSED
+	trace_off m2.hist
+	check "mask reason: hits equal the nft counter" "$(nft_count)" "$(hits_of "$rid")"
+	check "mask reason: the others are shown" 30 "$(udp_shown)"
+	reconcile "mask reason" "$TMP/m2.hist"
+}
 
 # --- device, netns, l3, l4 (packet fields) --------------------------------
-stop_if_running
-trace_on
-$DS start
-udp0=$($KC snmp Udp NoPorts)
-rid=$(rule_id add dev veth-h)
-ip netns exec $NS $BIN/dropgen -a $HOST_IP udp 70 $UDP_CLOSED > /dev/null
-gen udp 40 $UDP_CLOSED
-trace_off m3.hist
-check "mask dev: hits equal the drops that came in on veth-h" \
-	"$(($($KC snmp Udp NoPorts) - udp0 - 40)) 70" "$(hits_of "$rid") $(hits_of "$rid")"
-check "mask dev: lo drops shown" 40 "$(udp_shown)"
-reconcile "mask dev" "$TMP/m3.hist"
-$DS mask clear
+test_mask_dev() {
+	local udp0 rid
+	setup_module
+	setup_netns
+	trace_on
+	$DS start
+	udp0=$($KC snmp Udp NoPorts)
+	rid=$(rule_id add dev "$VETH_H")
+	in_ns $BIN/dropgen -a "$HOST_IP" udp 70 $UDP_CLOSED > /dev/null
+	gen udp 40 $UDP_CLOSED
+	trace_off m3.hist
+	check "mask dev: hits equal the drops that came in on veth-h" \
+		"$(($($KC snmp Udp NoPorts) - udp0 - 40)) 70" "$(hits_of "$rid") $(hits_of "$rid")"
+	check "mask dev: lo drops shown" 40 "$(udp_shown)"
+	reconcile "mask dev" "$TMP/m3.hist"
+}
 
 # Every rule on packet fields names a device: a drop that came in on none
 # of them is counted without its packet fields.
-stop_if_running
-trace_on
-$DS start
-rid=$(rule_id add dev veth-h l4 tcp)
-ip netns exec $NS $BIN/dropgen -a $HOST_IP udp 20 $UDP_CLOSED > /dev/null
-ip netns exec $NS $BIN/dropgen -a $HOST_IP tcp 5 $TCP_CLOSED > /dev/null
-gen udp 15 $UDP_CLOSED
-trace_off m8.hist
-vh=$(cat /sys/class/net/veth-h/ifindex)
-check "device gate: veth-h TCP masked, veth-h UDP keyed by device and l4, lo UDP by neither" \
-	"5 20 15" "$(hits_of "$rid") $(site_sum count "s.get('ifindex') == $vh and s.get('l4') == 17") $(site_sum count "s['symbol'].startswith('__udp4_lib_rcv') and 'ifindex' not in s and 'l4' not in s")"
-reconcile "device gate" "$TMP/m8.hist"
-$DS mask clear
+test_mask_device_gate() {
+	local rid vh
+	setup_module
+	setup_netns
+	trace_on
+	$DS start
+	rid=$(rule_id add dev "$VETH_H" l4 tcp)
+	in_ns $BIN/dropgen -a "$HOST_IP" udp 20 $UDP_CLOSED > /dev/null
+	in_ns $BIN/dropgen -a "$HOST_IP" tcp 5 $TCP_CLOSED > /dev/null
+	gen udp 15 $UDP_CLOSED
+	trace_off m8.hist
+	vh=$(cat "/sys/class/net/$VETH_H/ifindex")
+	check "device gate: veth-h TCP masked, veth-h UDP keyed by device and l4, lo UDP by neither" \
+		"5 20 15" "$(hits_of "$rid") $(site_sum count "s.get('ifindex') == $vh and s.get('l4') == 17") $(site_sum count "s['symbol'].startswith('__udp4_lib_rcv') and 'ifindex' not in s and 'l4' not in s")"
+	reconcile "device gate" "$TMP/m8.hist"
+}
 
-stop_if_running
-trace_on
-$DS start
-# grow the module's device table past its first size, leave tombstones
-for i in $(seq 100); do echo "link add dsd$i type dummy"; done | ip -batch -
-for i in $(seq 100); do echo "link del dsd$i"; done | ip -batch -
-rid=$(rule_id add netns $NS)
-ip netns exec $NS $BIN/dropgen udp 60 $UDP_CLOSED > /dev/null
-gen -a $NS_IP udp 30 $UDP_CLOSED	# dropped in the namespace, on veth-n
-gen udp 25 $UDP_CLOSED
-trace_off m4.hist
-check "mask netns: the namespace's drops hidden, on lo and veth-n; the host's shown" \
-	"90 25" "$(hits_of "$rid") $(udp_shown)"
-reconcile "mask netns" "$TMP/m4.hist"
-$DS mask clear
+# dummies_del PREFIX: the dummy devices PREFIX1 .. PREFIX100 still there
+dummies_del() {
+	local i
+	for i in $(seq 100); do
+		[ ! -e "/sys/class/net/$1$i" ] || echo "link del $1$i"
+	done | ip -batch -
+}
 
-stop_if_running
-trace_on
-$DS start
-u6=$(snmp6 Udp6NoPorts)
-rid=$(rule_id add l3 ipv6)
-gen -a ::1 udp 45 $UDP_CLOSED
-gen udp 15 $UDP_CLOSED
-trace_off m5.hist
-$DS stop
-check "mask l3 ipv6: masked UDPv6 drops equal Udp6NoPorts, IPv4 shown" \
-	"$(($(snmp6 Udp6NoPorts) - u6)) 15" \
-	"$(site_sum masked "s['symbol'].startswith('__udp6_lib_rcv') and s['reason'] == 'NO_SOCKET'") $(udp_shown)"
-# 6.1 also drops the ICMPv6 errors the closed port sends back: all IPv6
-check "mask l3 ipv6: hits are every drop but the IPv4 ones" \
-	"$(($($KC hits "$TMP/m5.hist") - $(udp_shown)))" "$(hits_of "$rid")"
-reconcile "mask l3" "$TMP/m5.hist"
-$DS mask clear
+test_mask_netns() {
+	local rid i
+	setup_module
+	setup_netns
+	trace_on
+	$DS start
+	# grow the module's device table past its first size, leave tombstones
+	defer dummies_del "$DUMMY"
+	for i in $(seq 100); do echo "link add $DUMMY$i type dummy"; done | ip -batch -
+	for i in $(seq 100); do echo "link del $DUMMY$i"; done | ip -batch -
+	rid=$(rule_id add netns "$NS")
+	in_ns $BIN/dropgen udp 60 $UDP_CLOSED > /dev/null
+	gen -a "$NS_IP" udp 30 $UDP_CLOSED	# dropped in the namespace, on veth-n
+	gen udp 25 $UDP_CLOSED
+	trace_off m4.hist
+	check "mask netns: the namespace's drops hidden, on lo and veth-n; the host's shown" \
+		"90 25" "$(hits_of "$rid") $(udp_shown)"
+	reconcile "mask netns" "$TMP/m4.hist"
+}
 
-stop_if_running
-trace_on
-$DS start
-rst0=$($KC snmp Tcp OutRsts)
-rid=$(rule_id add l4 tcp)
-gen tcp 35 $TCP_CLOSED
-gen udp 10 $UDP_CLOSED
-trace_off m6.hist
-check "mask l4 tcp: hits equal Tcp OutRsts, UDP shown" \
-	"$(($($KC snmp Tcp OutRsts) - rst0)) 10" "$(hits_of "$rid") $(udp_shown)"
-reconcile "mask l4" "$TMP/m6.hist"
-$DS mask clear
+test_mask_l3() {
+	local u6 rid
+	setup_module
+	trace_on
+	$DS start
+	u6=$(snmp6 Udp6NoPorts)
+	rid=$(rule_id add l3 ipv6)
+	gen -a ::1 udp 45 $UDP_CLOSED
+	gen udp 15 $UDP_CLOSED
+	trace_off m5.hist
+	$DS stop
+	check "mask l3 ipv6: masked UDPv6 drops equal Udp6NoPorts, IPv4 shown" \
+		"$(($(snmp6 Udp6NoPorts) - u6)) 15" \
+		"$(site_sum masked "s['symbol'].startswith('__udp6_lib_rcv') and s['reason'] == 'NO_SOCKET'") $(udp_shown)"
+	# 6.1 also drops the ICMPv6 errors the closed port sends back: all IPv6
+	check "mask l3 ipv6: hits are every drop but the IPv4 ones" \
+		"$(($($KC hits "$TMP/m5.hist") - $(udp_shown)))" "$(hits_of "$rid")"
+	reconcile "mask l3" "$TMP/m5.hist"
+}
+
+test_mask_l4() {
+	local rst0 rid
+	setup_module
+	trace_on
+	$DS start
+	rst0=$($KC snmp Tcp OutRsts)
+	rid=$(rule_id add l4 tcp)
+	gen tcp 35 $TCP_CLOSED
+	gen udp 10 $UDP_CLOSED
+	trace_off m6.hist
+	check "mask l4 tcp: hits equal Tcp OutRsts, UDP shown" \
+		"$(($($KC snmp Tcp OutRsts) - rst0)) 10" "$(hits_of "$rid") $(udp_shown)"
+	reconcile "mask l4" "$TMP/m6.hist"
+}
 
 # --- queued skbs: skb->dev is not a device there -----------------------------
 # A UDP socket closed with datagrams unread frees them while skb->dev holds
@@ -176,182 +182,198 @@ udp_unread() { # udp_unread COUNT PORT: datagrams nobody reads, then close
 unread_drops() { # on lo, UDP/IPv4, no netns, not the closed-port drop
 	site_sum count "s.get('ifindex') == 1 and s.get('l3') == 0x800 and s.get('l4') == 17 and 'netns' not in s and not s['symbol'].startswith('__udp4_lib_rcv')"
 }
-stop_if_running
-trace_on
-$DS start
-rid=$(rule_id add netns $NS)
-rid2=$(rule_id add dev veth-h l3 ipv4 l4 udp)
-udp_unread 25 4242
 unread_are() { [ "$(unread_drops)" = "$1" ]; }
-wait_for 10 unread_are 25
-trace_off m7.hist
-check "unread UDP datagrams: counted by input device and protocols" 25 "$(unread_drops)"
-check "unread UDP datagrams: no rule hit" "0 0" "$(hits_of "$rid") $(hits_of "$rid2")"
-$DS -j show sites all > "$TMP/m7.json"
-out=$($KC same "$TMP/m7.hist" "$TMP/m7.json")
-if [ $? -eq 0 ]; then ok "unread UDP datagrams: every site equals tracefs ($out)"
-else fail "unread UDP datagrams: every site equals tracefs" "$out"; fi
-$DS mask clear
+
+test_mask_unread_udp() {
+	local rid rid2 out
+	setup_module
+	setup_netns
+	trace_on
+	$DS start
+	rid=$(rule_id add netns "$NS")
+	rid2=$(rule_id add dev "$VETH_H" l3 ipv4 l4 udp)
+	udp_unread 25 4242
+	wait_for 10 unread_are 25
+	trace_off m7.hist
+	check "unread UDP datagrams: counted by input device and protocols" 25 "$(unread_drops)"
+	check "unread UDP datagrams: no rule hit" "0 0" "$(hits_of "$rid") $(hits_of "$rid2")"
+	$DS -j show sites all > "$TMP/m7.json"
+	out=$($KC same "$TMP/m7.hist" "$TMP/m7.json")
+	if [ $? -eq 0 ]; then ok "unread UDP datagrams: every site equals tracefs ($out)"
+	else fail "unread UDP datagrams: every site equals tracefs" "$out"; fi
+}
 
 # --- combined fields, only mode ---------------------------------------------
-$DS stop
-$DS start
-rid=$(rule_id add site __udp4_lib_rcv netns $NS)
-ip netns exec $NS $BIN/dropgen udp 33 $UDP_CLOSED > /dev/null
-gen udp 11 $UDP_CLOSED
-ip netns exec $NS $BIN/dropgen tcp 7 $TCP_CLOSED > /dev/null
-check "combined rule: only the namespace's UDP drops hidden" "33 11 7" \
-	"$(hits_of "$rid") $(udp_shown) $(site_sum count "s['symbol'].startswith('tcp_v4_rcv')")"
-$DS mask clear
+test_mask_combined() {
+	local rid
+	setup_module
+	setup_netns
+	$DS start
+	rid=$(rule_id add site __udp4_lib_rcv netns "$NS")
+	in_ns $BIN/dropgen udp 33 $UDP_CLOSED > /dev/null
+	gen udp 11 $UDP_CLOSED
+	in_ns $BIN/dropgen tcp 7 $TCP_CLOSED > /dev/null
+	check "combined rule: only the namespace's UDP drops hidden" "33 11 7" \
+		"$(hits_of "$rid") $(udp_shown) $(site_sum count "s['symbol'].startswith('tcp_v4_rcv')")"
+}
 
-$DS stop
-nft_drop
-rid=$(rule_id only reason NETFILTER_DROP)
-$DS start
-gen udp 50 $NF_PORT
-gen udp 20 $UDP_CLOSED
-gen tcp 5 $TCP_CLOSED
-check "only mode: only NETFILTER_DROP shown, its hits counted" \
-	"$(nft_count) $(nft_count) 25" \
-	"$(stat_of shown) $(hits_of "$rid") $(site_sum masked "s['reason'] == 'NO_SOCKET'")"
-check "only mode: show sites lists only NETFILTER_DROP" "NETFILTER_DROP" \
-	"$($DS -j show sites | json "' '.join(sorted({s['reason'] for s in d}))")"
-nft delete table inet dstest
-$DS mask clear
+test_mask_only() {
+	local rid
+	need nft
+	setup_module
+	nft_drop
+	rid=$(rule_id only reason NETFILTER_DROP)
+	$DS start
+	gen udp 50 $NF_PORT
+	gen udp 20 $UDP_CLOSED
+	gen tcp 5 $TCP_CLOSED
+	check "only mode: only NETFILTER_DROP shown, its hits counted" \
+		"$(nft_count) $(nft_count) 25" \
+		"$(stat_of shown) $(hits_of "$rid") $(site_sum masked "s['reason'] == 'NO_SOCKET'")"
+	check "only mode: show sites lists only NETFILTER_DROP" "NETFILTER_DROP" \
+		"$($DS -j show sites | json "' '.join(sorted({s['reason'] for s in d}))")"
+}
 
 # --- rules churned while drops flow ----------------------------------------
 # Two CPUs drop at once here: the kernel's hist map may drop entries under
 # that load, so the reference is Udp NoPorts, which never does.
-stop_if_running
-$DS start
-udp0=$($KC snmp Udp NoPorts)
-# drops flow for as long as the rules churn; each kind of rule matches
-# them, and the packet-field ones switch the probe's keys and device gate
-hostns=$(stat -L -c %i /proc/self/ns/net)
-churn_rules=("site __udp4_lib_rcv" "dev lo" "l4 udp" "netns $hostns"
-	"dev lo l3 ipv4 l4 udp")
-$BIN/dropgen -P "$(nproc)" -d 600000 udp 100000000 $UDP_CLOSED > /dev/null &
-churn=$!
-for i in $(seq 0 19); do
-	# shellcheck disable=SC2086 # a rule is several words
-	$DS mask add ${churn_rules[i % 5]} > /dev/null
-	sleep 0.1
-	$DS mask clear
-done
-pkill -x dropgen
-wait $churn 2>/dev/null
-$DS stop
-check "churn: shown + masked + overflow = events" "$(stat_of events)" \
-	"$($DS -j show stats | json "d['shown'] + d['masked'] + d['overflow'] + d['alloc_fails']")"
-sum=$(site_sum count "s['symbol'].startswith('__udp4_lib_rcv')")
-msk=$(site_sum masked "s['symbol'].startswith('__udp4_lib_rcv')")
-check "churn: shown + masked UDP drops equal Udp NoPorts" \
-	$(($($KC snmp Udp NoPorts) - udp0)) $((sum + msk))
-if [ "$msk" -gt 0 ] && [ "$sum" -gt 0 ]; then
-	ok "churn: drops were both masked and shown ($msk, $sum)"
-else
-	fail "churn: drops were both masked and shown" "masked=$msk shown=$sum"
-fi
-
-# --- 1024 rules, and one more -----------------------------------------------
-for i in $(seq 1 1024); do echo "mask add l4 $(( (i % 250) + 1 ))"; done > "$TMP/rules.batch"
-$DS -f "$TMP/rules.batch" > /dev/null
-check "1024 rules from a batch file" 1024 "$($DS -j status | json "d['rules']")"
-$DS mask add l4 udp > /dev/null 2> "$TMP/1025.err"
-check "rule 1025 refused, with the limit named, set unchanged" "1 1024" \
-	"$(grep -c 'too many rules (the limit is 1024)' "$TMP/1025.err") $($DS -j status | json "d['rules']")"
-$DS start
-gen udp 10 $UDP_CLOSED
-check "1024 rules: drops judged, first matching rule hit" "10 10" \
-	"$(stat_of masked) $($DS -j show masks | json "sum(r['hits'] for r in d)")"
-$DS stop
-$DS mask clear
-
-# --- bad rules ------------------------------------------------------------------
-rid=$(rule_id add l4 udp)
-bad_rule() { # bad_rule PATTERN ARGS...: refused, message names the bad part
-	local want=$1 out rc
-	shift
-	out=$($DS "$@" 2>&1)
-	rc=$?
-	if [ $rc -ne 0 ] && [[ $out == *$want* ]] &&
-		[ "$($DS -j show masks | json "[r['id'] for r in d]")" = "[$rid]" ]; then
-		ok "bad rule refused: $* ($out)"
+test_mask_churn() {
+	local udp0 hostns churn i sum msk churn_rules
+	setup_module
+	$DS start
+	udp0=$($KC snmp Udp NoPorts)
+	# drops flow for as long as the rules churn; each kind of rule matches
+	# them, and the packet-field ones switch the probe's keys and device gate
+	hostns=$(stat -L -c %i /proc/self/ns/net)
+	churn_rules=("site __udp4_lib_rcv" "dev lo" "l4 udp" "netns $hostns"
+		"dev lo l3 ipv4 l4 udp")
+	$BIN/dropgen -P "$(nproc)" -d 600000 udp 100000000 $UDP_CLOSED > /dev/null &
+	churn=$!
+	defer kill_tree $churn
+	for i in $(seq 0 19); do
+		# shellcheck disable=SC2086 # a rule is several words
+		$DS mask add ${churn_rules[i % 5]} > /dev/null
+		sleep 0.1	# drops flow under the rule for a while
+		$DS mask clear
+	done
+	kill_tree $churn
+	wait $churn 2>/dev/null
+	$DS stop
+	check "churn: shown + masked + overflow = events" "$(stat_of events)" \
+		"$($DS -j show stats | json "d['shown'] + d['masked'] + d['overflow'] + d['alloc_fails']")"
+	sum=$(site_sum count "s['symbol'].startswith('__udp4_lib_rcv')")
+	msk=$(site_sum masked "s['symbol'].startswith('__udp4_lib_rcv')")
+	check "churn: shown + masked UDP drops equal Udp NoPorts" \
+		$(($($KC snmp Udp NoPorts) - udp0)) $((sum + msk))
+	if [ "$msk" -gt 0 ] && [ "$sum" -gt 0 ]; then
+		ok "churn: drops were both masked and shown ($msk, $sum)"
 	else
-		fail "bad rule refused: $*" "exit $rc: $out"
+		fail "churn: drops were both masked and shown" "masked=$msk shown=$sum"
 	fi
 }
-bad_rule "site 'no_such_function'" mask add site no_such_function
-bad_rule "site 'tcp_v4_rcv+0x100000'" mask add site tcp_v4_rcv+0x100000
-bad_rule "reason 'NO_SUCH_REASON'" mask add reason NO_SUCH_REASON
-bad_rule "dev 'nodev0'" mask add dev nodev0
-bad_rule "netns 'nons'" mask add netns nons
-bad_rule "l3 'ipx'" mask add l3 ipx
-bad_rule "l4 '300'" mask add l4 300
-bad_rule "field 'port'" mask add port 80
-bad_rule "field 'l4': given twice" mask add l4 tcp l4 udp
-bad_rule "FIELD VALUE" mask add site
-bad_rule "dev: no device has this ifindex" mask add dev 99999
-bad_rule "netns: no network namespace" mask add netns 12345
-bad_rule "no rule has this id" mask del 4242
-$DS mask clear
 
-# --- alert control: threshold, top, message cap --------------------------------
-watch_start() { # watch_start FILE WATCH_ARGS...
-	local out=$1
-	shift
-	$DS -j watch "$@" > "$TMP/$out" 2> "$TMP/$out.err" &
-	watcher=$!
-	wait_for 10 grep -q "watching" "$TMP/$out.err"
+# --- 1024 rules, and one more -----------------------------------------------
+test_mask_limit() {
+	local i
+	setup_module
+	for i in $(seq 1 1024); do echo "mask add l4 $(( (i % 250) + 1 ))"; done > "$TMP/rules.batch"
+	$DS -f "$TMP/rules.batch" > /dev/null
+	check "1024 rules from a batch file" 1024 "$($DS -j status | json "d['rules']")"
+	$DS mask add l4 udp > /dev/null 2> "$TMP/1025.err"
+	check "rule 1025 refused, with the limit named, set unchanged" "1 1024" \
+		"$(grep -c 'too many rules (the limit is 1024)' "$TMP/1025.err") $($DS -j status | json "d['rules']")"
+	$DS start
+	gen udp 10 $UDP_CLOSED
+	check "1024 rules: drops judged, first matching rule hit" "10 10" \
+		"$(stat_of masked) $($DS -j show masks | json "sum(r['hits'] for r in d)")"
+	$DS stop
 }
 
-$DS set interval 100ms
-$DS set threshold 1000
-$DS start
-watch_start thr.jsonl timeout 6s
-gen udp 500 $UDP_CLOSED
-sleep 1
-gen udp 600 $UDP_CLOSED
-wait $watcher
-total=$(udp_shown)
-check "threshold 1000: one alert once 1000 accumulated, the rest waits" \
-	"1 True 1100" \
-	"$(python3 -c 'import json,sys; m=[json.loads(l) for l in open(sys.argv[1])]; d=sum(s["delta"] for x in m for s in x["sites"]); print(len(m), d >= 1000 and int(sys.argv[2]) - d < 1000)' "$TMP/thr.jsonl" "$total") $total"
-$DS stop
-$DS set threshold 0
+# --- bad rules ------------------------------------------------------------------
+test_mask_bad_rules() {
+	local rid
+	setup_module
+	rid=$(rule_id add l4 udp)
+	bad_rule() { # bad_rule PATTERN ARGS...: refused, message names the bad part
+		local want=$1 out rc
+		shift
+		out=$($DS "$@" 2>&1)
+		rc=$?
+		if [ $rc -ne 0 ] && [[ $out == *$want* ]] &&
+			[ "$($DS -j show masks | json "[r['id'] for r in d]")" = "[$rid]" ]; then
+			ok "bad rule refused: $* ($out)"
+		else
+			fail "bad rule refused: $*" "exit $rc: $out"
+		fi
+	}
+	bad_rule "site 'no_such_function'" mask add site no_such_function
+	bad_rule "site 'tcp_v4_rcv+0x100000'" mask add site tcp_v4_rcv+0x100000
+	bad_rule "reason 'NO_SUCH_REASON'" mask add reason NO_SUCH_REASON
+	bad_rule "dev 'nodev0'" mask add dev nodev0
+	bad_rule "netns 'nons'" mask add netns nons
+	bad_rule "l3 'ipx'" mask add l3 ipx
+	bad_rule "l4 '300'" mask add l4 300
+	bad_rule "field 'port'" mask add port 80
+	bad_rule "field 'l4': given twice" mask add l4 tcp l4 udp
+	bad_rule "FIELD VALUE" mask add site
+	bad_rule "dev: no device has this ifindex" mask add dev 99999
+	bad_rule "netns: no network namespace" mask add netns 12345
+	bad_rule "no rule has this id" mask del 4242
+}
+
+# --- alert control: threshold, top, message cap --------------------------------
+test_alert_threshold() {
+	local total
+	setup_module
+	$DS set interval 100ms
+	$DS set threshold 1000
+	$DS start
+	watch_start thr.jsonl timeout 6s
+	gen udp 500 $UDP_CLOSED
+	sleep 1	# rounds go by with 500 drops: under the threshold
+	gen udp 600 $UDP_CLOSED
+	wait $watcher
+	total=$(udp_shown)
+	check "threshold 1000: one alert once 1000 accumulated, the rest waits" \
+		"1 True 1100" \
+		"$(python3 -c 'import json,sys; m=[json.loads(l) for l in open(sys.argv[1])]; d=sum(s["delta"] for x in m for s in x["sites"]); print(len(m), d >= 1000 and int(sys.argv[2]) - d < 1000)' "$TMP/thr.jsonl" "$total") $total"
+	$DS stop
+}
 
 # one round: the one stop sends, with all three sites changed
-$DS set interval 60s
-$DS set top 1
-nft_drop
-$DS start
-watch_start top.jsonl rounds 1 timeout 20s
-gen udp 100 $UDP_CLOSED
-gen tcp 10 $TCP_CLOSED
-gen udp 30 $NF_PORT
-$DS stop
-wait $watcher
-check "top 1: the largest site alone, the others counted" "__udp4_lib_rcv 100 2" \
-	"$(python3 -c 'import json,sys; m=[json.loads(l) for l in open(sys.argv[1])]; s=[s for x in m for s in x["sites"]]; print(s[0]["symbol"].split("+")[0] if len(s) == 1 else s, s[0]["delta"])' "$TMP/top.jsonl") $(stat_of top_suppressed)"
-nft delete table inet dstest
-$DS set top 0
+test_alert_top() {
+	need nft
+	setup_module
+	$DS set interval 60s
+	$DS set top 1
+	nft_drop
+	$DS start
+	watch_start top.jsonl rounds 1 timeout 20s
+	gen udp 100 $UDP_CLOSED
+	gen tcp 10 $TCP_CLOSED
+	gen udp 30 $NF_PORT
+	$DS stop
+	wait $watcher
+	check "top 1: the largest site alone, the others counted" "__udp4_lib_rcv 100 2" \
+		"$(python3 -c 'import json,sys; m=[json.loads(l) for l in open(sys.argv[1])]; s=[s for x in m for s in x["sites"]]; print(s[0]["symbol"].split("+")[0] if len(s) == 1 else s, s[0]["delta"])' "$TMP/top.jsonl") $(stat_of top_suppressed)"
+}
 
-$DS set interval 10ms
-$DS set ratelimit 2
-$DS start
-watch_start rl.jsonl timeout 5s
-gen -d 2500 udp 100000000 $UDP_CLOSED
-wait $watcher
-msgs=$(wc -l < "$TMP/rl.jsonl")
-sent=$(stat_of alerts_sent)
-held=$(stat_of ratelimited)
-if [ "$msgs" = "$sent" ] && [ "$msgs" -le 8 ] && [ "$held" -gt 0 ]; then
-	ok "ratelimit 2/s: $msgs messages in about 2.5 s, $held held back and counted"
-else
-	fail "ratelimit 2/s" "received=$msgs sent=$sent held=$held"
-fi
-$DS stop
-$DS set ratelimit 0
-$DS set interval 1s
-
-masks_cleanup
+test_alert_ratelimit() {
+	local msgs sent held
+	setup_module
+	$DS set interval 10ms
+	$DS set ratelimit 2
+	$DS start
+	watch_start rl.jsonl timeout 5s
+	gen -d 2500 udp 100000000 $UDP_CLOSED
+	wait $watcher
+	msgs=$(wc -l < "$TMP/rl.jsonl")
+	sent=$(stat_of alerts_sent)
+	held=$(stat_of ratelimited)
+	if [ "$msgs" = "$sent" ] && [ "$msgs" -le 8 ] && [ "$held" -gt 0 ]; then
+		ok "ratelimit 2/s: $msgs messages in about 2.5 s, $held held back and counted"
+	else
+		fail "ratelimit 2/s" "received=$msgs sent=$sent held=$held"
+	fi
+	$DS stop
+}

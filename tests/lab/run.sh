@@ -1,12 +1,62 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# dropscope lab tests: run inside the lab guest (scripts/lab), as root, from
-# the project directory. Prints KTAP; exits 0 when every test passed, 4
-# when a tool it needs is missing.
+# dropscope lab tests: run inside the lab guest (scripts/lab), as root.
+# Prints KTAP.
 #
-# Every count is checked exactly against the kernel's own: tracefs events
-# of skb:kfree_skb, /proc/net/snmp, nftables counters.
+#   tests/lab/run.sh [-l] [-t NAME]...
+#     -l        list the tests, in the order they run
+#     -t NAME   run only this test (repeatable; NAME with or without test_);
+#               without -t every test runs, in the order of -l
+#
+# Each test is a shell function test_NAME and may report several results.
+# It sets up what it needs itself: it loads the module with the parameters
+# it needs, and makes its own namespace, devices, nftables table and tmux
+# server, named after the test and this shell's PID. Each setup step
+# registers how to undo it with `defer`; after the test, the runner undoes
+# them in reverse order, whether the test passed, failed or stopped midway,
+# and the EXIT trap does the same on an abort. No test depends on another.
+#
+# Every count is checked exactly against the kernel's own: tracefs hist
+# triggers on skb:kfree_skb, /proc/net/snmp and snmp6, nftables counters.
+#
+# Exit status: 0 when every test passed, 1 when one failed, 4 (kselftest's
+# skip) when a tool that a test needs is missing, 2 on bad usage.
 set -u
+
+KSFT_SKIP=4
+
+# The tests, in the order they run.
+TESTS=(load accounting two_cpus overflow batching stalled_listener
+	permissions bad_input unload shell
+	mask_site mask_reason mask_dev mask_device_gate mask_netns mask_l3
+	mask_l4 mask_unread_udp mask_combined mask_only mask_churn mask_limit
+	mask_bad_rules alert_threshold alert_top alert_ratelimit
+	sessions_exact sessions_live sessions_overflow sessions_parts
+	sessions_unload)
+
+usage() {
+	echo "usage: tests/lab/run.sh [-l] [-t NAME]...   (-l lists the tests)"
+	exit "$1"
+}
+known() { local t; for t in "${TESTS[@]}"; do [ "$t" = "$1" ] && return 0; done; return 1; }
+wanted=()
+while getopts "lt:h" opt; do
+	case $opt in
+	l) printf '%s\n' "${TESTS[@]}"; exit 0 ;;
+	t) known "${OPTARG#test_}" || { echo "run.sh: no test '$OPTARG' (-l lists them)" >&2; exit 2; }
+	   wanted+=("${OPTARG#test_}") ;;
+	h) usage 0 ;;
+	*) usage 2 >&2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 0 ] || usage 2 >&2
+selected=()
+for t in "${TESTS[@]}"; do
+	for w in "${wanted[@]:-${TESTS[@]}}"; do
+		[ "$t" = "$w" ] && { selected+=("$t"); break; }
+	done
+done
 
 cd "$(dirname "$0")/../.." || exit 1
 KVER=${LAB_KERNEL:-$(uname -r)}
@@ -15,23 +65,37 @@ DS=user/dropscope
 BIN=tests/lab/bin
 KC=tests/lab/kcount.py
 T=/sys/kernel/tracing
-TMP=$(mktemp -d)
 UDP_CLOSED=7
 TCP_CLOSED=8
 NF_PORT=9
 
-for tool in python3 nft tmux setpriv insmod rmmod bpftrace ss tc taskset; do
-	command -v $tool >/dev/null || { echo "# missing $tool"; exit 4; }
-done
-[ -f "$KO" ] || { echo "# no module built for $KVER: $KO"; exit 4; }
+# What the tests other than the shell's wait for in the CLI's text: `watch`
+# says this on its standard error once it listens. (JSON is read by field.)
+WATCH_READY="watching"
 
-ntests=0 nfail=0
-ok() { ntests=$((ntests + 1)); echo "ok $ntests $1"; }
+for tool in python3 ip insmod rmmod; do
+	command -v $tool >/dev/null || { echo "# missing $tool"; exit $KSFT_SKIP; }
+done
+[ -f "$KO" ] || { echo "# no module built for $KVER: $KO"; exit $KSFT_SKIP; }
+
+RUNTMP=$(mktemp -d)
+
+# --- KTAP results ------------------------------------------------------------
+# Tests run in a subshell; the counts live in a file the runner reads back.
+ntests=0 nfail=0 nskip=0
+count_save() { echo "$ntests $nfail $nskip" > "$RUNTMP/count"; }
+ok() { ntests=$((ntests + 1)); echo "ok $ntests $1"; count_save; }
 fail() {
 	ntests=$((ntests + 1)) nfail=$((nfail + 1))
 	echo "not ok $ntests $1"
 	shift
 	for l in "$@"; do echo "# $l"; done
+	count_save
+}
+skip() { # skip NAME REASON
+	ntests=$((ntests + 1)) nskip=$((nskip + 1))
+	echo "ok $ntests $1 # SKIP $2"
+	count_save
 }
 # check NAME EXPECTED ACTUAL: exact equality
 check() {
@@ -46,91 +110,206 @@ wait_for() {
 		sleep 0.05
 	done
 }
-
-cleanup() {
-	tmux kill-server 2>/dev/null
-	nft delete table inet dstest 2>/dev/null
-	echo "!$HIST" > $T/events/skb/kfree_skb/trigger 2>/dev/null
-	rmmod dropscope 2>/dev/null
-	rm -rf "$TMP"
+# need TOOL...: skip the whole test (exit 4 at the end) if a tool is missing
+need() {
+	local tool
+	for tool; do
+		command -v "$tool" >/dev/null && continue
+		skip "test_$TEST" "$tool is missing"
+		echo $KSFT_SKIP > "$RUNTMP/status"
+		exit 0
+	done
 }
-trap cleanup EXIT
+# abort REASON: the test cannot go on; the runner reports it as failed
+abort() { echo "$*" > "$RUNTMP/abort"; exit 1; }
 
-load() { insmod "$KO" "$@"; }
+# --- cleanup -------------------------------------------------------------------
+# defer COMMAND [ARGS...]: run after the test, even if it fails or stops
+# midway. The words are quoted now, so later changes to variables do not
+# matter; deferred commands run in reverse order in the runner's shell.
+defer() { { printf '%q ' "$@"; echo; } >> "$RUNTMP/defer"; }
+run_deferred() {
+	local cmd
+	[ -s "$RUNTMP/defer" ] || return 0
+	tac "$RUNTMP/defer" > "$RUNTMP/defer.run"
+	: > "$RUNTMP/defer"
+	while IFS= read -r cmd; do
+		eval "$cmd" < /dev/null > "$RUNTMP/defer.out" 2>&1 ||
+			echo "# cleanup: $cmd failed: $(head -c 300 "$RUNTMP/defer.out" | tr '\n' ' ')"
+	done < "$RUNTMP/defer.run"
+}
+kill_quiet() { kill "$@" 2>/dev/null; true; }
+# kill_tree PID: a dropgen -P and the processes it forked
+kill_tree() { pkill -P "$1" 2>/dev/null; kill "$1" 2>/dev/null; true; }
+
+TEST_PID=
+on_exit() {
+	[ -z "$TEST_PID" ] || kill "$TEST_PID" 2>/dev/null
+	run_deferred
+	[ ! -d /sys/module/dropscope ] || rmmod dropscope 2>/dev/null
+	rm -rf "$RUNTMP"
+}
+trap on_exit EXIT
+trap 'exit 130' INT TERM HUP
+
+# --- the module ------------------------------------------------------------------
+# load [PARAM=VALUE...]: insmod for this test; unloaded after it
+load() { insmod "$KO" "$@" && defer unload_quiet; }
 unload() { rmmod dropscope; }
+unload_quiet() { [ ! -d /sys/module/dropscope ] || rmmod dropscope; }
+setup_module() { load "$@" || abort "insmod $KO $* failed"; }
 
 # The kernel's own count of every drop: a hist trigger on skb:kfree_skb
 # keyed like dropscope, by location and reason.
 HIST="hist:keys=location,reason:size=4096"
-trace_on() { echo "$HIST" > $T/events/skb/kfree_skb/trigger; }
+trace_on() {
+	echo "$HIST" > $T/events/skb/kfree_skb/trigger || abort "hist trigger refused"
+	defer trace_clear
+}
 trace_off() {
 	cat $T/events/skb/kfree_skb/hist > "$TMP/$1"
-	echo "!$HIST" > $T/events/skb/kfree_skb/trigger
+	trace_clear
+}
+trace_clear() { echo "!$HIST" > $T/events/skb/kfree_skb/trigger 2>/dev/null; true; }
+
+# --- per-test names and network --------------------------------------------------
+# Unique to the test and to this run: namespace, devices (at most 15
+# characters: a hash of both), nftables table, tmux server, addresses.
+test_names() {
+	local i tag
+	tag=$(printf '%s.%s' "$1" $$ | md5sum | cut -c1-6)
+	NS=ds-$1-$$
+	VETH_H=h$tag VETH_N=n$tag DUMMY=d$tag
+	NFT_TABLE=ds_$1_$$
+	TMUX_SOCK=ds-$1-$$
+	for i in "${!TESTS[@]}"; do [ "${TESTS[i]}" = "$1" ] && break; done
+	HOST_IP=198.18.$((i + 1)).1	# RFC 2544 benchmark range, on a veth
+	NS_IP=198.18.$((i + 1)).2	# inside the guest
 }
 
 nft_drop() {
-	nft -f - <<-NFT
-	table inet dstest {
+	nft -f - <<-NFT || abort "nft refused the table"
+	table inet $NFT_TABLE {
 		chain input {
 			type filter hook input priority 0;
 			udp dport $NF_PORT counter drop
 		}
 	}
 	NFT
+	defer nft delete table inet "$NFT_TABLE"
 }
 nft_count() {
-	nft list table inet dstest | sed -n 's/.*counter packets \([0-9]*\).*/\1/p'
+	nft list table inet "$NFT_TABLE" | sed -n 's/.*counter packets \([0-9]*\).*/\1/p'
+}
+
+# setup_netns: the namespace $NS with lo up, joined to the host by a veth
+# pair $VETH_H (host, $HOST_IP) - $VETH_N (namespace, $NS_IP). $VETH_N is
+# made in the host and moved: unregistered, then registered there. No
+# IPv6 and static neighbours: no ND or ARP traffic on the pair.
+setup_netns() {
+	ip netns add "$NS" || abort "ip netns add $NS failed"
+	defer netns_del "$NS" "$VETH_H"
+	ip link add "$VETH_H" type veth peer name "$VETH_N" || abort "no veth pair"
+	ip link set "$VETH_N" netns "$NS" &&
+		sysctl -qw "net.ipv6.conf.$VETH_H.disable_ipv6=1" &&
+		ip netns exec "$NS" sysctl -qw "net.ipv6.conf.$VETH_N.disable_ipv6=1" &&
+		ip addr add "$HOST_IP/24" dev "$VETH_H" &&
+		ip -n "$NS" addr add "$NS_IP/24" dev "$VETH_N" &&
+		ip neigh replace "$NS_IP" dev "$VETH_H" nud permanent \
+			lladdr "$(ip -n "$NS" -br link show dev "$VETH_N" | awk '{print $3}')" &&
+		ip -n "$NS" neigh replace "$HOST_IP" dev "$VETH_N" nud permanent \
+			lladdr "$(cat "/sys/class/net/$VETH_H/address")" &&
+		ip link set "$VETH_H" up &&
+		ip -n "$NS" link set "$VETH_N" up &&
+		ip -n "$NS" link set lo up || abort "setting up $NS failed"
+}
+# netns_del NS VETH: delete the namespace, and wait until its devices are
+# gone, so that their teardown does not reach into the next test
+netns_del() {
+	ip netns del "$1"
+	wait_for 10 sh -c "! [ -e /sys/class/net/$2 ]" || { echo "$2 still there"; return 1; }
 }
 
 gen() { $BIN/dropgen "$@" >/dev/null; }
+nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all "$@"; }
 
-echo "KTAP version 1"
-echo "# kernel $(uname -r), $(nproc) CPUs"
+# Raw netlink requests to dropscope.ko, past the CLI's own checks. Every
+# raw request of the tests goes through here.
+#   nlraw [--as-nobody] CMD [TYPE:ATTR=VALUE ...]   one request; dCMD dumps.
+#        TYPE is u8, u16, u32, u64, str; nest:ATTR= opens a nest, end:0=
+#        closes it. Prints "ok" or "error ERRNO_NAME: extack message".
+#   nlraw [--as-nobody] join             join the alert group
+#   nlraw stall SECONDS                  join with a tiny buffer, read nothing
+#        for that long; prints "joined", then "overrun" if alerts were lost
+nlraw() {
+	if [ "$1" = --as-nobody ]; then
+		shift
+		nobody "$BIN/nlpoke" "$@"
+	else
+		"$BIN/nlpoke" "$@"
+	fi
+}
 
-# --- load ------------------------------------------------------------
-load && ok "insmod" || fail "insmod"
-check "stopped after load" '{"running":false,"interval_ms":1000,"capacity":4096,"threshold":0,"top":0,"ratelimit":0,"rules":0}' \
-	"$($DS -j status)"
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+stat_of() { $DS -j show stats | json "d['$1']"; }
 
-# --- exact accounting against tracefs and snmp --------------------------
-nft_drop
-trace_on
-udp0=$($KC snmp Udp NoPorts)
-rst0=$($KC snmp Tcp OutRsts)
-$DS start
-gen udp 500 $UDP_CLOSED
-gen tcp 100 $TCP_CLOSED
-gen udp 200 $NF_PORT
-$DS stop
-trace_off acct.hist
-$DS -j show sites > "$TMP/acct.json"
-out=$($KC same "$TMP/acct.hist" "$TMP/acct.json")
-if [ $? -eq 0 ]; then ok "every site and reason equals tracefs ($out)"
-else fail "every site and reason equals tracefs" "$out"; fi
-check "UDP NO_SOCKET equals Udp NoPorts" \
-	$(($($KC snmp Udp NoPorts) - udp0)) \
-	"$($KC sum "$TMP/acct.json" NO_SOCKET __udp4_lib_rcv)"
-check "TCP NO_SOCKET equals Tcp OutRsts" \
-	$(($($KC snmp Tcp OutRsts) - rst0)) \
-	"$($KC sum "$TMP/acct.json" NO_SOCKET tcp_v4_rcv)"
-check "NETFILTER_DROP equals the nft counter" "$(nft_count)" \
-	"$($KC sum "$TMP/acct.json" NETFILTER_DROP)"
-check "the generated counts" "500 100 200" \
-	"$($KC sum "$TMP/acct.json" NO_SOCKET __udp4_lib_rcv) $($KC sum "$TMP/acct.json" NO_SOCKET tcp_v4_rcv) $($KC sum "$TMP/acct.json" NETFILTER_DROP)"
-events=$($DS -j show stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
-check "stats events equal the sum of sites" "$($KC sum "$TMP/acct.json")" "$events"
-$DS -j show reasons > "$TMP/reasons.json"
-check "show reasons totals NO_SOCKET" \
-	$(($($KC sum "$TMP/acct.json" NO_SOCKET))) \
-	"$(python3 -c 'import json,sys; print(sum(r["count"] for r in json.load(open(sys.argv[1])) if r["reason"]=="NO_SOCKET"))' "$TMP/reasons.json")"
-$DS -j show reasons all > "$TMP/all.json"
-out=$($KC names $T/events/skb/kfree_skb/format "$TMP/all.json")
-if [ $? -eq 0 ]; then ok "reason names and ids are the running kernel's ($out)"
-else fail "reason names and ids are the running kernel's" "$out"; fi
-nft delete table inet dstest
+# --- the tests ------------------------------------------------------------------
 
-# --- two CPUs dropping at once -------------------------------------------
-if [ "$(nproc)" -ge 2 ]; then
+test_load() {
+	if load; then ok "insmod"; else fail "insmod"; fi
+	check "stopped after load" '{"running":false,"interval_ms":1000,"capacity":4096,"threshold":0,"top":0,"ratelimit":0,"rules":0,"parts":[],"sessions":16384,"closed":4096}' \
+		"$($DS -j status)"
+}
+
+# exact accounting against tracefs, snmp and nftables
+test_accounting() {
+	local udp0 rst0 out events
+	need nft
+	setup_module
+	nft_drop
+	trace_on
+	udp0=$($KC snmp Udp NoPorts)
+	rst0=$($KC snmp Tcp OutRsts)
+	$DS start
+	gen udp 500 $UDP_CLOSED
+	gen tcp 100 $TCP_CLOSED
+	gen udp 200 $NF_PORT
+	$DS stop
+	trace_off acct.hist
+	$DS -j show sites > "$TMP/acct.json"
+	out=$($KC same "$TMP/acct.hist" "$TMP/acct.json")
+	if [ $? -eq 0 ]; then ok "every site and reason equals tracefs ($out)"
+	else fail "every site and reason equals tracefs" "$out"; fi
+	check "UDP NO_SOCKET equals Udp NoPorts" \
+		$(($($KC snmp Udp NoPorts) - udp0)) \
+		"$($KC sum "$TMP/acct.json" NO_SOCKET __udp4_lib_rcv)"
+	check "TCP NO_SOCKET equals Tcp OutRsts" \
+		$(($($KC snmp Tcp OutRsts) - rst0)) \
+		"$($KC sum "$TMP/acct.json" NO_SOCKET tcp_v4_rcv)"
+	check "NETFILTER_DROP equals the nft counter" "$(nft_count)" \
+		"$($KC sum "$TMP/acct.json" NETFILTER_DROP)"
+	check "the generated counts" "500 100 200" \
+		"$($KC sum "$TMP/acct.json" NO_SOCKET __udp4_lib_rcv) $($KC sum "$TMP/acct.json" NO_SOCKET tcp_v4_rcv) $($KC sum "$TMP/acct.json" NETFILTER_DROP)"
+	events=$(stat_of events)
+	check "stats events equal the sum of sites" "$($KC sum "$TMP/acct.json")" "$events"
+	$DS -j show reasons > "$TMP/reasons.json"
+	check "show reasons totals NO_SOCKET" \
+		$(($($KC sum "$TMP/acct.json" NO_SOCKET))) \
+		"$(python3 -c 'import json,sys; print(sum(r["count"] for r in json.load(open(sys.argv[1])) if r["reason"]=="NO_SOCKET"))' "$TMP/reasons.json")"
+	$DS -j show reasons all > "$TMP/all.json"
+	out=$($KC names $T/events/skb/kfree_skb/format "$TMP/all.json")
+	if [ $? -eq 0 ]; then ok "reason names and ids are the running kernel's ($out)"
+	else fail "reason names and ids are the running kernel's" "$out"; fi
+}
+
+# two CPUs dropping at once
+test_two_cpus() {
+	local udp0
+	if [ "$(nproc)" -lt 2 ]; then
+		skip "two CPUs" "one CPU only"
+		return
+	fi
+	setup_module
 	udp0=$($KC snmp Udp NoPorts)
 	$DS start
 	$BIN/dropgen -P 2 udp 5000 $UDP_CLOSED > "$TMP/2cpu.out"
@@ -141,172 +320,223 @@ if [ "$(nproc)" -ge 2 ]; then
 		"$($KC sum "$TMP/2cpu.json" NO_SOCKET __udp4_lib_rcv) $(awk '{n += $2} END {print n}' "$TMP/2cpu.out")"
 	check "two CPUs: one site, merged across CPUs" 1 \
 		"$(python3 -c 'import json,sys; print(sum(s["symbol"].startswith("__udp4_lib_rcv") for s in json.load(open(sys.argv[1]))))' "$TMP/2cpu.json")"
-else
-	ok "two CPUs # SKIP one CPU only"
-fi
+}
 
-# --- overflow ----------------------------------------------------------------
-unload
-load capacity=1
-nft_drop
-trace_on
-$DS start
-gen -c 0 udp 300 $UDP_CLOSED
-gen -c 0 tcp 50 $TCP_CLOSED
-gen -c 0 udp 70 $NF_PORT
-$DS stop
-trace_off ovf.hist
-$DS -j show sites > "$TMP/ovf.json"
-$DS -j show stats > "$TMP/ovf.stats"
-traced=$($KC hits "$TMP/ovf.hist")
-read -r overflow events < <(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["overflow"], s["events"])' "$TMP/ovf.stats")
-check "overflow: sites plus overflow equal tracefs" "$traced $traced" \
-	"$(($($KC sum "$TMP/ovf.json") + overflow)) $events"
-if [ "$overflow" -gt 0 ] && [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$TMP/ovf.json")" -le "$(nproc)" ]; then
-	ok "overflow counted ($overflow drops did not fit one slot per CPU)"
-else
-	fail "overflow counted" "overflow=$overflow"
-fi
-nft delete table inet dstest
-unload
-load
-
-# --- batching -----------------------------------------------------------------
-$DS set interval 200ms
-$DS start
-$DS -j watch timeout 6s > "$TMP/watch.jsonl" 2> "$TMP/watch.err" &
-watcher=$!
-wait_for 10 grep -q "watching" "$TMP/watch.err" || fail "watcher ready"
-read -r _ burst_ns < <($BIN/dropgen -d 2000 udp 100000000 $UDP_CLOSED | awk '{print $2, $4}')
-wait $watcher
-$DS stop
-$DS -j show sites > "$TMP/batch.json"
-read -r nrounds nends deltas < <($KC rounds "$TMP/watch.jsonl")
-limit=$(( burst_ns / 200000000 + 1 + 1 ))
-if [ "$nrounds" -ge 1 ] && [ "$nrounds" -le "$limit" ] && [ "$nrounds" = "$nends" ]; then
-	ok "batching: $nrounds rounds for a $((burst_ns / 1000000)) ms burst at 200 ms (at most $limit)"
-else
-	fail "batching: rounds within T/I + 1" "rounds=$nrounds ends=$nends limit=$limit"
-fi
-check "batching: alert deltas add up to the total" "$($KC sum "$TMP/batch.json")" "$deltas"
-
-# --- a listener that does not read: lost alerts are counted --------------------
-$DS set interval 10ms
-$DS start
-$BIN/nlpoke stall 4 > "$TMP/stall.out" &
-staller=$!
-wait_for 10 grep -q joined "$TMP/stall.out"
-$BIN/dropgen -d 2000 udp 100000000 $UDP_CLOSED > /dev/null
-wait $staller
-lost=$($DS -j show stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["alerts_lost"])')
-if [ "$lost" -gt 0 ] && grep -q overrun "$TMP/stall.out"; then
-	ok "a full listener: $lost alert messages counted as lost, the listener told"
-else
-	fail "a full listener: lost alerts counted" "alerts_lost=$lost" "$(cat "$TMP/stall.out")"
-fi
-$DS stop
-$DS set interval 1s
-
-# --- permissions --------------------------------------------------------------
-nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all "$@"; }
-perm=""
-for cmd in 1 2 3 4 d5 d6 7 8 join; do
-	perm="$perm $(nobody $BIN/nlpoke $cmd u32:3=100 2>&1 | cut -d: -f1)"
-done
-check "unprivileged: every command and the group refused" \
-	"$(printf ' error EPERM%.0s' 1 2 3 4 5 6 7 8 9)" "$perm"
-nobody $DS status > /dev/null 2> "$TMP/perm.err"
-check "unprivileged CLI: exit 4 and says what to do" "4 1" \
-	"$? $(grep -c 'needs CAP_NET_ADMIN' "$TMP/perm.err")"
-
-# --- bad input ----------------------------------------------------------------
-$DS set interval 300ms
-cfg=$($DS -j status)
-bad() { # bad NAME EXPECTED_PATTERN NLPOKE_ARGS...
-	local name=$1 want=$2 out
-	shift 2
-	out=$($BIN/nlpoke "$@")
-	if [[ $out == $want ]] && [ "$($DS -j status)" = "$cfg" ]; then
-		ok "bad input: $name ($out)"
+# a table of one key per CPU: the rest is counted as overflow
+test_overflow() {
+	local traced overflow events
+	need nft
+	setup_module capacity=1
+	nft_drop
+	trace_on
+	$DS start
+	gen -c 0 udp 300 $UDP_CLOSED
+	gen -c 0 tcp 50 $TCP_CLOSED
+	gen -c 0 udp 70 $NF_PORT
+	$DS stop
+	trace_off ovf.hist
+	$DS -j show sites > "$TMP/ovf.json"
+	$DS -j show stats > "$TMP/ovf.stats"
+	traced=$($KC hits "$TMP/ovf.hist")
+	read -r overflow events < <(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["overflow"], s["events"])' "$TMP/ovf.stats")
+	check "overflow: sites plus overflow equal tracefs" "$traced $traced" \
+		"$(($($KC sum "$TMP/ovf.json") + overflow)) $events"
+	if [ "$overflow" -gt 0 ] && [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$TMP/ovf.json")" -le "$(nproc)" ]; then
+		ok "overflow counted ($overflow drops did not fit one slot per CPU)"
 	else
-		fail "bad input: $name" "got: $out" "config: $($DS -j status)"
+		fail "overflow counted" "overflow=$overflow"
 	fi
 }
-bad "unknown command" "error EOPNOTSUPP*" 99
-bad "interval below range" "error ERANGE*range*" 4 u32:3=9
-bad "interval above range" "error ERANGE*range*" 4 u32:3=60001
-bad "interval of the wrong type" "error *: ?*" 4 u8:3=50
-bad "unknown attribute" "error EINVAL*: ?*" 4 u32:40=50
-bad "attribute of a read-only field" "error EINVAL*: ?*" 4 u32:4=5
-bad "config set with nothing" "error EINVAL*no configuration attribute*" 4
-bad "start with an attribute" "error EINVAL*: ?*" 1 u32:3=100
-bad "stop while stopped" "error EALREADY*not running*" 2
-# mask add (10), a rule nest (14) with mode (3), l3 (9) or l4 (10) 0
-bad "rule on l4 0" "error EINVAL*l4: 0*cannot be matched*" 10 nest:14= u8:3=0 u8:10=0 end:0=
-bad "rule on l3 0" "error EINVAL*l3: 0*cannot be matched*" 10 nest:14= u8:3=0 u16:9=0 end:0=
-bad "rule nest with nothing to match" "error EINVAL*empty rule*" 10 nest:14= u8:3=0 end:0=
-for args in "set interval 5ms" "set interval 61s" "set interval fast" \
-	"show sites top 0" "show sites bogus" "bogus" "start now"; do
-	# shellcheck disable=SC2086
-	$DS $args > /dev/null 2>&1
-	rc=$?
-	check "CLI refuses '$args' (exit 2), config unchanged" "2 $cfg" "$rc $($DS -j status)"
-done
-printf 'status\nset interval 7\n' > "$TMP/bad.batch"
-$DS -f "$TMP/bad.batch" > /dev/null 2> "$TMP/batch.err"
-check "batch stops at the bad line and names it" "2 1" \
-	"$? $(grep -c "bad.batch:2:" "$TMP/batch.err")"
 
-# --- unload under load with a watcher ------------------------------------------
-dmesg -C
-$DS set interval 10ms
-$DS start
-$DS watch > /dev/null 2> "$TMP/unload.err" &
-watcher=$!
-wait_for 10 grep -q "watching" "$TMP/unload.err"
-$BIN/dropgen -P "$(nproc)" -d 3000 udp 100000000 $UDP_CLOSED > /dev/null &
-gen_pid=$!
-sleep 1
-unload && ok "rmmod while dropping and watched" || fail "rmmod while dropping and watched"
-wait_for 10 sh -c "! kill -0 $watcher 2>/dev/null"
-wait $watcher
-check "the watcher notices the unload (exit 3)" "3" "$?"
-wait $gen_pid
-if dmesg | grep -E "WARNING|BUG|Oops|KASAN|leak|refcount" > "$TMP/dmesg.bad"; then
-	fail "no warning in dmesg" "$(cat "$TMP/dmesg.bad")"
-else
-	ok "no warning in dmesg"
-fi
-load && $DS start && gen udp 10 $UDP_CLOSED && $DS stop &&
-	check "reload works" 10 "$($DS -j show sites | $KC sum /dev/stdin)"
+# watch_start FILE WATCH_ARGS...: `dropscope -j watch` in the background
+# ($watcher), once it listens
+watch_start() {
+	local out=$1
+	shift
+	$DS -j watch "$@" > "$TMP/$out" 2> "$TMP/$out.err" &
+	watcher=$!
+	defer kill_quiet $watcher
+	wait_for 10 grep -q "$WATCH_READY" "$TMP/$out.err"
+}
 
-# --- the shell in a real terminal ---------------------------------------------
-export TERM=xterm HOME=$TMP
-pane() { tmux capture-pane -p -t ds; }
-shows() { pane | grep -q -- "$1"; }
-tmux new-session -d -s ds -x 100 -y 30 "$DS"
-wait_for 10 shows "dropscope>" || fail "shell prompt" "$(pane)"
-tmux send-keys -t ds "start" Enter
-tmux send-keys -t ds "watch" Enter
-wait_for 10 shows "watching drop alerts"
-gen udp 20 $UDP_CLOSED
-if wait_for 15 shows "drops  NO_SOCKET"; then ok "shell: watch shows drops"
-else fail "shell: watch shows drops" "$(pane)"; fi
-tmux send-keys -t ds q
-if wait_for 10 shows "alert rounds"; then ok "shell: q ends watching"
-else fail "shell: q ends watching" "$(pane)"; fi
-tmux send-keys -t ds "sh" Tab
-if wait_for 5 shows "dropscope> show$"; then
-	ok "shell: Tab completes a command"
-else
-	fail "shell: Tab completes a command" "$(pane)"
-fi
-tmux send-keys -t ds "si" Tab Enter
-if wait_for 10 shows "__udp4_lib_rcv"; then ok "shell: show sites after completion"
-else fail "shell: show sites after completion" "$(pane)"; fi
-tmux send-keys -t ds "quit" Enter
-if wait_for 10 sh -c '! tmux has-session -t ds 2>/dev/null'; then ok "shell: quit leaves"
-else fail "shell: quit leaves" "$(pane)"; fi
+# rounds within T/I + 1, and the deltas add up to the totals
+test_batching() {
+	local burst_ns nrounds nends deltas limit
+	setup_module
+	$DS set interval 200ms
+	$DS start
+	watch_start watch.jsonl timeout 6s || fail "watcher ready"
+	read -r _ burst_ns < <($BIN/dropgen -d 2000 udp 100000000 $UDP_CLOSED | awk '{print $2, $4}')
+	wait $watcher
+	$DS stop
+	$DS -j show sites > "$TMP/batch.json"
+	read -r nrounds nends deltas < <($KC rounds "$TMP/watch.jsonl")
+	limit=$(( burst_ns / 200000000 + 1 + 1 ))
+	if [ "$nrounds" -ge 1 ] && [ "$nrounds" -le "$limit" ] && [ "$nrounds" = "$nends" ]; then
+		ok "batching: $nrounds rounds for a $((burst_ns / 1000000)) ms burst at 200 ms (at most $limit)"
+	else
+		fail "batching: rounds within T/I + 1" "rounds=$nrounds ends=$nends limit=$limit"
+	fi
+	check "batching: alert deltas add up to the total" "$($KC sum "$TMP/batch.json")" "$deltas"
+}
+
+# a listener that does not read: lost alerts are counted, and it is told
+test_stalled_listener() {
+	local staller lost
+	setup_module
+	$DS set interval 10ms
+	$DS start
+	nlraw stall 4 > "$TMP/stall.out" &
+	staller=$!
+	defer kill_quiet $staller
+	wait_for 10 grep -q joined "$TMP/stall.out"
+	$BIN/dropgen -d 2000 udp 100000000 $UDP_CLOSED > /dev/null
+	wait $staller
+	lost=$(stat_of alerts_lost)
+	if [ "$lost" -gt 0 ] && grep -q overrun "$TMP/stall.out"; then
+		ok "a full listener: $lost alert messages counted as lost, the listener told"
+	else
+		fail "a full listener: lost alerts counted" "alerts_lost=$lost" "$(cat "$TMP/stall.out")"
+	fi
+	$DS stop
+}
+
+# an unprivileged user is refused every command and the alert group
+test_permissions() {
+	local perm="" cmd
+	need setpriv
+	setup_module
+	for cmd in 1 2 3 4 d5 d6 7 8 join; do
+		perm="$perm $(nlraw --as-nobody $cmd u32:3=100 2>&1 | cut -d: -f1)"
+	done
+	check "unprivileged: every command and the group refused" \
+		"$(printf ' error EPERM%.0s' 1 2 3 4 5 6 7 8 9)" "$perm"
+	nobody $DS status > /dev/null 2> "$TMP/perm.err"
+	check "unprivileged CLI: exit 4 and says what to do" "4 1" \
+		"$? $(grep -c 'needs CAP_NET_ADMIN' "$TMP/perm.err")"
+}
+
+# bad requests get an extended-ack error and change nothing
+test_bad_input() {
+	local cfg args rc
+	setup_module
+	$DS set interval 300ms
+	cfg=$($DS -j status)
+	bad() { # bad NAME EXPECTED_PATTERN NLRAW_ARGS...
+		local name=$1 want=$2 out
+		shift 2
+		out=$(nlraw "$@")
+		if [[ $out == $want ]] && [ "$($DS -j status)" = "$cfg" ]; then
+			ok "bad input: $name ($out)"
+		else
+			fail "bad input: $name" "got: $out" "config: $($DS -j status)"
+		fi
+	}
+	bad "unknown command" "error EOPNOTSUPP*" 99
+	bad "interval below range" "error ERANGE*range*" 4 u32:3=9
+	bad "interval above range" "error ERANGE*range*" 4 u32:3=60001
+	bad "interval of the wrong type" "error *: ?*" 4 u8:3=50
+	bad "unknown attribute" "error EINVAL*: ?*" 4 u32:40=50
+	bad "attribute of a read-only field" "error EINVAL*: ?*" 4 u32:4=5
+	bad "config set with nothing" "error EINVAL*no configuration attribute*" 4
+	bad "start with an attribute" "error EINVAL*: ?*" 1 u32:3=100
+	bad "stop while stopped" "error EALREADY*not running*" 2
+	# mask add (10), a rule nest (14) with mode (3), l3 (9) or l4 (10) 0
+	bad "rule on l4 0" "error EINVAL*l4: 0*cannot be matched*" 10 nest:14= u8:3=0 u8:10=0 end:0=
+	bad "rule on l3 0" "error EINVAL*l3: 0*cannot be matched*" 10 nest:14= u8:3=0 u16:9=0 end:0=
+	bad "rule nest with nothing to match" "error EINVAL*empty rule*" 10 nest:14= u8:3=0 end:0=
+	for args in "set interval 5ms" "set interval 61s" "set interval fast" \
+		"show sites top 0" "show sites bogus" "bogus" "start now"; do
+		# shellcheck disable=SC2086
+		$DS $args > /dev/null 2>&1
+		rc=$?
+		check "CLI refuses '$args' (exit 2), config unchanged" "2 $cfg" "$rc $($DS -j status)"
+	done
+	printf 'status\nset interval 7\n' > "$TMP/bad.batch"
+	$DS -f "$TMP/bad.batch" > /dev/null 2> "$TMP/batch.err"
+	check "batch stops at the bad line and names it" "2 1" \
+		"$? $(grep -c "bad.batch:2:" "$TMP/batch.err")"
+}
+
+# rmmod while drops flow and a watcher is attached; then reload
+test_unload() {
+	local watcher gen_pid
+	setup_module
+	dmesg -C
+	$DS set interval 10ms
+	$DS start
+	$DS watch > /dev/null 2> "$TMP/unload.err" &
+	watcher=$!
+	defer kill_quiet $watcher
+	wait_for 10 grep -q "$WATCH_READY" "$TMP/unload.err"
+	$BIN/dropgen -P "$(nproc)" -d 3000 udp 100000000 $UDP_CLOSED > /dev/null &
+	gen_pid=$!
+	defer kill_tree $gen_pid
+	sleep 1	# drops flow for a while: the unload happens under load
+	unload && ok "rmmod while dropping and watched" || fail "rmmod while dropping and watched"
+	wait_for 10 sh -c "! kill -0 $watcher 2>/dev/null"
+	wait $watcher
+	check "the watcher notices the unload (exit 3)" "3" "$?"
+	wait $gen_pid
+	if dmesg | grep -E "WARNING|BUG|Oops|KASAN|leak|refcount" > "$TMP/dmesg.bad"; then
+		fail "no warning in dmesg" "$(cat "$TMP/dmesg.bad")"
+	else
+		ok "no warning in dmesg"
+	fi
+	if load && $DS start && gen udp 10 $UDP_CLOSED && $DS stop; then
+		check "reload works" 10 "$($DS -j show sites | $KC sum /dev/stdin)"
+	else
+		fail "reload works" "insmod, start, 10 drops or stop failed"
+	fi
+}
+
+# the shell in a real terminal, through tmux
+test_shell() {
+	# The shell's text output as this test expects it (grep patterns).
+	local prompt="dropscope>"		# the prompt
+	local watching="watching drop alerts"	# watch has started
+	local alert="drops  NO_SOCKET"		# an alert line for the UDP drops
+	local watch_end="alert rounds"		# what watch prints when q ends it
+	local completed="dropscope> show$"	# "sh" Tab: the command completed
+	local site="__udp4_lib_rcv"		# show sites lists the UDP site
+
+	need tmux
+	setup_module
+	export TERM=xterm HOME=$TMP
+	pane() { tmux -L "$TMUX_SOCK" capture-pane -p -t ds; }
+	shows() { pane | grep -q -- "$1"; }
+	keys() { tmux -L "$TMUX_SOCK" send-keys -t ds "$@"; }
+	tmux -L "$TMUX_SOCK" new-session -d -s ds -x 100 -y 30 "$DS" ||
+		abort "tmux new-session failed"
+	defer tmux_gone "$TMUX_SOCK"
+	wait_for 10 shows "$prompt" || fail "shell prompt" "$(pane)"
+	keys "start" Enter
+	keys "watch" Enter
+	wait_for 10 shows "$watching"
+	gen udp 20 $UDP_CLOSED
+	if wait_for 15 shows "$alert"; then ok "shell: watch shows drops"
+	else fail "shell: watch shows drops" "$(pane)"; fi
+	keys q
+	if wait_for 10 shows "$watch_end"; then ok "shell: q ends watching"
+	else fail "shell: q ends watching" "$(pane)"; fi
+	keys "sh" Tab
+	if wait_for 5 shows "$completed"; then
+		ok "shell: Tab completes a command"
+	else
+		fail "shell: Tab completes a command" "$(pane)"
+	fi
+	keys "si" Tab Enter
+	if wait_for 10 shows "$site"; then ok "shell: show sites after completion"
+	else fail "shell: show sites after completion" "$(pane)"; fi
+	keys "quit" Enter
+	if wait_for 10 sh -c "! tmux -L '$TMUX_SOCK' has-session -t ds 2>/dev/null"; then
+		ok "shell: quit leaves"
+	else
+		fail "shell: quit leaves" "$(pane)"
+	fi
+}
+# tmux_gone SOCKET: that tmux server ends, if it still runs
+tmux_gone() { ! tmux -L "$1" has-session 2>/dev/null || tmux -L "$1" kill-server; }
 
 # shellcheck source=tests/lab/masks.sh
 . tests/lab/masks.sh
@@ -314,6 +544,52 @@ else fail "shell: quit leaves" "$(pane)"; fi
 # shellcheck source=tests/lab/sessions.sh
 . tests/lab/sessions.sh
 
+# --- the runner --------------------------------------------------------------------
+# Tags of the device names must differ between the tests.
+for t in "${TESTS[@]}"; do printf '%s.%s\n' "$t" $$ | md5sum | cut -c1-6; done |
+	sort | uniq -d | grep -q . && { echo "# device name tags collide, run again"; exit 1; }
+
+missing=0
+# run_test NAME: test_NAME in a subshell, then its deferred cleanup. What
+# the test prints on standard error becomes KTAP diagnostics.
+run_test() {
+	local name=$1 rc=0
+	echo "# test_$name"
+	rm -f "$RUNTMP/status" "$RUNTMP/abort"
+	: > "$RUNTMP/defer"
+	mkdir -p "$RUNTMP/$name"
+	count_save
+	(
+		TEST=$name TMP=$RUNTMP/$name
+		test_names "$name"
+		"test_$name"
+		[ -e "$RUNTMP/status" ] || echo 0 > "$RUNTMP/status"
+	) 2> "$RUNTMP/stderr" &
+	TEST_PID=$!
+	wait $TEST_PID || rc=$?
+	TEST_PID=
+	sed 's/^/# /' "$RUNTMP/stderr"	# diagnostics, after the results
+	read -r ntests nfail nskip < "$RUNTMP/count"
+	run_deferred
+	if [ ! -e "$RUNTMP/status" ]; then
+		fail "test_$name: stopped midway (exit $rc)" \
+			"$(cat "$RUNTMP/abort" 2>/dev/null || echo "a command failed: see above")"
+	elif [ "$(cat "$RUNTMP/status")" = $KSFT_SKIP ]; then
+		missing=1
+	fi
+	if [ -d /sys/module/dropscope ]; then
+		fail "test_$name: cleanup leaves dropscope loaded"
+		rmmod dropscope
+	fi
+}
+
+echo "KTAP version 1"
+echo "# kernel $(uname -r), $(nproc) CPUs"
+for name in "${selected[@]}"; do
+	run_test "$name"
+done
 echo "1..$ntests"
-echo "# $((ntests - nfail)) passed, $nfail failed"
-[ $nfail -eq 0 ]
+echo "# $((ntests - nfail - nskip)) passed, $nfail failed, $nskip skipped"
+[ $nfail -eq 0 ] || exit 1
+[ $missing -eq 0 ] || exit $KSFT_SKIP
+exit 0

@@ -1,23 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
-# TCP sessions: sourced by tests/lab/run.sh (its helpers, KTAP counters and
-# cleanup), one function per test. Every number is checked exactly against
-# the kernel's own: bpftrace reading the tcp_sock at TCP_CLOSE
-# (tests/lab/tcplife.bt), ss -ti for live sessions, and what tcpgen did.
+# shellcheck shell=bash
+# TCP sessions: test functions sourced by tests/lab/run.sh, which runs them
+# (its helpers, KTAP results, per-test names and cleanup). Every number is
+# checked exactly against the kernel's own: bpftrace reading the tcp_sock
+# at TCP_CLOSE (tests/lab/tcplife.bt), ss -ti for live sessions, and what
+# tcpgen did. The sessions run on lo, each test on ports of its own.
 
 TG=$BIN/tcpgen
-sjson() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-sstat() { $DS -j show stats | sjson "d['$1']"; }
 
-# bpftrace in the background, its output in $TMP/$1; waits until attached
+# oracle_start FILE: bpftrace in the background, its output in $TMP/FILE;
+# returns once its probes see a close
 oracle_start() {
-	local rx=0
+	local rx=0 i
 	grep -q rx_sk $T/events/skb/kfree_skb/format && rx='(uint64)args->rx_sk'
 	sed "s/RX_SK/$rx/" tests/lab/tcplife.bt > "$TMP/tcplife.bt"
 	bpftrace "$TMP/tcplife.bt" > "$TMP/$1" 2> "$TMP/$1.err" &
 	oracle=$!
+	defer kill_quiet $oracle
 	wait_for 120 grep -q Attaching "$TMP/$1" || return 1
 	# "Attaching" comes before the probes are: wait until one sees a close
-	local i
 	for i in $(seq 60); do
 		$TG run 1 5099 0 > /dev/null
 		grep -q "^close 5099 " "$TMP/$1" && return 0
@@ -27,18 +28,31 @@ oracle_start() {
 }
 oracle_stop() { sleep 1; kill -INT $oracle; wait $oracle; }
 
+# netem_lo LOSS: lose packets on lo until the test ends; 1 if it could not
+netem_lo() {
+	tc qdisc add dev lo root netem loss "$1" 2>/dev/null || return 1
+	defer tc qdisc del dev lo root
+}
+
+# hold N PORT FILE: N sessions held open by tcpgen (comm thold); sets holder
+hold() {
+	$TG hold "$1" "$2" > "$TMP/$3" &
+	holder=$!
+	defer kill_quiet $holder
+	wait_for 30 grep -q ready "$TMP/$3" || abort "tcpgen hold did not get ready"
+}
+
+# closes, IPv4 and IPv6, with resets and under loss, against the oracle
 test_sessions_exact() {
-	local r
-	unload; load
+	local r loss=0 oracle
+	need bpftrace tc
+	setup_module
 	$DS start
-	if ! command -v bpftrace >/dev/null || ! oracle_start oracle.txt; then
-		fail "sessions: bpftrace oracle attaches" "$(cat "$TMP/oracle.txt.err" 2>/dev/null)"
-		return
-	fi
+	oracle_start oracle.txt ||
+		abort "bpftrace oracle did not attach: $(cat "$TMP/oracle.txt.err")"
 	$TG run 24 5001 4 > "$TMP/gen4.txt"
 	$TG -6 run 8 5003 3 > "$TMP/gen6.txt"
-	local loss=0
-	if tc qdisc add dev lo root netem loss 4% 2>/dev/null; then
+	if netem_lo 4%; then
 		loss=1
 		$TG run 6 5005 0 > "$TMP/genloss.txt"
 		tc qdisc del dev lo root
@@ -52,18 +66,21 @@ test_sessions_exact() {
 	if [ $loss = 1 ]; then
 		r=$(python3 tests/lab/sesscheck.py "$TMP/closed.json" "$TMP/oracle.txt" "$TMP/genloss.txt" 5005)
 		check "sessions: 6 closes under netem loss exact" "checked 12" "$r"
-		r=$(sjson "sum(s['retransmits'] for s in d if 5005 in (s['lport'], s['rport']))" < "$TMP/closed.json")
+		r=$(json "sum(s['retransmits'] for s in d if 5005 in (s['lport'], s['rport']))" < "$TMP/closed.json")
 		echo "# retransmits under loss: $r"
+	else
+		skip "sessions: 6 closes under netem loss exact" "no netem"
 	fi
 	$DS stop
 }
 
+# live sessions against ss -ti; the owners of both ends
 test_sessions_live() {
-	local r
+	local r holder
+	need ss
+	setup_module
 	$DS start tcp
-	$TG hold 5 5007 > "$TMP/hold.txt" &
-	local holder=$!
-	wait_for 30 grep -q ready "$TMP/hold.txt"
+	hold 5 5007 hold.txt
 	$DS -j show sessions port 5007 > "$TMP/live.json"
 	ss -tinH "( sport = :5007 or dport = :5007 )" > "$TMP/ss.txt"
 	r=$(python3 - "$TMP/live.json" "$TMP/ss.txt" $holder <<-'PY'
@@ -88,59 +105,78 @@ test_sessions_live() {
 	PY
 	)
 	check "sessions: live bytes equal ss -ti, active owner thold" "10 live, 10 in ss, 0 differ" "$r"
-	kill $holder; wait $holder
-	r=$($DS -j show sessions closed port 5007 | sjson "sorted(set((s['pid'], s['comm']) for s in d)) == [($holder, 'thold')]")
+	kill $holder
+	wait $holder
+	r=$($DS -j show sessions closed port 5007 | json "sorted(set((s['pid'], s['comm']) for s in d)) == [($holder, 'thold')]")
 	check "sessions: passive ends owned by the process that closed them" True "$r"
 	$DS stop
 }
 
+# a tiny table and ring: what does not fit is counted
 test_sessions_overflow() {
-	unload; load sessions=4 closed=8
+	local holder
+	setup_module sessions=4 closed=8
 	$DS start tcp
-	$TG hold 3 5009 > "$TMP/hold2.txt" &
-	local holder=$!
-	wait_for 30 grep -q ready "$TMP/hold2.txt"
-	check "sessions: 6 sessions, 4 fit" "4 2" "$(sstat sessions_live) $(sstat sessions_overflow)"
-	kill $holder; wait $holder
+	hold 3 5009 hold.txt
+	check "sessions: 6 sessions, 4 fit" "4 2" "$(stat_of sessions_live) $(stat_of sessions_overflow)"
+	kill $holder
+	wait $holder
 	$TG run 10 5011 0 > /dev/null
 	check "sessions: 24 closes, 8 kept, 16 overwritten unread" \
-		"24 8 16" "$(sstat sessions_closed) $($DS -j show sessions closed | sjson 'len(d)') $(sstat sessions_unread)"
+		"24 8 16" "$(stat_of sessions_closed) $($DS -j show sessions closed | json 'len(d)') $(stat_of sessions_unread)"
 	$TG run 2 5013 0 > /dev/null
 	check "sessions: closes read by a dump are not counted unread" \
-		"28 16" "$(sstat sessions_closed) $(sstat sessions_unread)"
+		"28 16" "$(stat_of sessions_closed) $(stat_of sessions_unread)"
 	$DS stop
-	unload; load
 }
 
-# sbad NAME PATTERN NLPOKE_ARGS...: the kernel refuses, with this message
-sbad() {
-	local name=$1 want=$2 out
-	shift 2
-	out=$($BIN/nlpoke "$@")
-	if [[ $out == $want ]]; then ok "bad input: $name ($out)"
-	else fail "bad input: $name" "got: $out"; fi
-}
-
+# start picks parts; status says which run; bad parts are refused
 test_sessions_parts() {
+	local cfg
+	setup_module
+	sbad() { # sbad NAME PATTERN NLRAW_ARGS...: refused, with this message
+		local name=$1 want=$2 out
+		shift 2
+		out=$(nlraw "$@")
+		if [[ $out == $want ]]; then ok "bad input: $name ($out)"
+		else fail "bad input: $name" "got: $out"; fi
+	}
 	$DS start drops
-	check "start drops: only drops run" '["drops"]' "$($DS -j status | sjson "json.dumps(d['parts'])")"
+	check "start drops: only drops run" '["drops"]' "$($DS -j status | json "json.dumps(d['parts'])")"
 	sbad "start while running" "error EALREADY*" 1
 	$DS stop
+	cfg=$($DS -j status)
 	sbad "start with parts 0" "error EINVAL*no part to start*" 1 u32:16=0
 	sbad "start with an unknown part" "error EINVAL*: ?*" 1 u32:16=4
-	check "refused starts leave it stopped" "False" "$($DS -j status | sjson "d['running']")"
+	check "refused starts leave it stopped" "$cfg" "$($DS -j status)"
 	$DS start tcp drops
-	check "start tcp drops: both run" '["drops", "tcp"]' "$($DS -j status | sjson "json.dumps(d['parts'])")"
+	check "start tcp drops: both run" '["drops", "tcp"]' "$($DS -j status | json "json.dumps(d['parts'])")"
 	$DS stop
+	$DS start
+	check "start: both run" '["drops", "tcp"]' "$($DS -j status | json "json.dumps(d['parts'])")"
+	$DS stop
+	check "stopped: no part runs" '[]' "$($DS -j status | json "json.dumps(d['parts'])")"
+	$DS start bogus > /dev/null 2>&1
+	check "CLI refuses 'start bogus' (exit 2), config unchanged" "2 $cfg" "$? $($DS -j status)"
 }
 
+# rmmod while sessions open and close on two CPUs
 test_sessions_unload() {
+	local c0 c1
+	need taskset
+	if [ "$(nproc)" -lt 2 ]; then
+		skip "sessions: rmmod while sessions churn on two CPUs" "one CPU only"
+		return
+	fi
+	setup_module
 	dmesg -C
 	$DS start
 	taskset -c 0 $TG churn 4 5015 > /dev/null 2>&1 &
-	local c0=$!
+	c0=$!
+	defer kill_quiet $c0
 	taskset -c 1 $TG churn 4 5017 > /dev/null 2>&1 &
-	local c1=$!
+	c1=$!
+	defer kill_quiet $c1
 	sleep 1.5
 	unload && ok "sessions: rmmod while sessions churn on two CPUs" ||
 		fail "sessions: rmmod while sessions churn on two CPUs"
@@ -150,11 +186,9 @@ test_sessions_unload() {
 	else
 		ok "sessions: no warning in dmesg"
 	fi
-	load
+	if load && $DS start tcp && $TG run 2 5019 0 > /dev/null && $DS stop; then
+		check "sessions: reload works" 4 "$(stat_of sessions_closed)"
+	else
+		fail "sessions: reload works" "insmod, start, 2 sessions or stop failed"
+	fi
 }
-
-test_sessions_exact
-test_sessions_live
-test_sessions_overflow
-test_sessions_parts
-test_sessions_unload

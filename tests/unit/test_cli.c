@@ -4,6 +4,7 @@
  * output. They run on the host, without the module.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -129,63 +130,367 @@ static void test_complete(void **state)
 	assert_string_equal(out, "");
 }
 
-static void test_session_json(void **state)
+/* What fn prints, in JSON or in text; the caller frees it. */
+static char *render(bool json, void (*fn)(struct ds_print *p, void *arg),
+		    void *arg)
 {
-	struct ds_session s = {
-		.cookie = 0x1f, .pid = 42, .lport = 5001, .rport = 40000,
-		.family = 2, .state = 7, .closed = true, .rx_bytes = 4097,
-		.tx_bytes = 1, .retransmits = 2, .drops = 3, .resets_sent = 1,
-		.duration_ns = 2500000,
-	};
-	struct ds_out o = { .json = true };
+	struct ds_print p = { .json = json };
 	char *buf = NULL;
 	size_t len = 0;
 
-	(void)state;
-	strcpy(s.comm, "tcli7");
-	strcpy(s.laddr, "127.0.0.1");
-	strcpy(s.raddr, "127.0.0.1");
-	o.f = open_memstream(&buf, &len);
-	assert_non_null(o.f);
-	ds_out_session(&o, &s);
-	fclose(o.f);
-	assert_string_equal(buf,
-		"{\"pid\":42,\"comm\":\"tcli7\",\"family\":\"ipv4\","
-		"\"laddr\":\"127.0.0.1\",\"lport\":5001,\"raddr\":\"127.0.0.1\","
-		"\"rport\":40000,\"state\":\"CLOSE\",\"rx_bytes\":4097,"
-		"\"tx_bytes\":1,\"retransmits\":2,\"drops\":3,"
-		"\"resets_sent\":1,\"resets_received\":0,\"duration_ms\":2,"
-		"\"closed\":true,\"cookie\":\"1f\"}\n");
-	free(buf);
+	p.f = open_memstream(&buf, &len);
+	assert_non_null(p.f);
+	fn(&p, arg);
+	fclose(p.f);
+	return buf;
 }
 
-static void test_json(void **state)
+/* fn prints exactly want. */
+static void assert_renders(bool json, void (*fn)(struct ds_print *p, void *arg),
+			   void *arg, const char *want)
 {
-	struct ds_site s = {
-		.location = 0xffffffff81000010ULL, .total = 7, .reason = 2,
+	char *s = render(json, fn, arg);
+
+	assert_string_equal(s, want);
+	free(s);
+}
+
+/* Every kind of field, nested, through the one print path. */
+static void print_fields(struct ds_print *p, void *arg)
+{
+	(void)arg;
+	ds_print_open_obj(p, NULL);
+	ds_print_str(p, DS_ANY, "name", "name %s\n", "eth0");
+	ds_print_u64(p, DS_ANY, "big", "big %" PRIu64 "\n", UINT64_MAX);
+	ds_print_u32(p, DS_ANY, "small", "small %" PRIu32 "\n", 7);
+	ds_print_hex(p, DS_ANY, "where", "where %s\n", 0xffffffff81000010ULL);
+	ds_print_bool(p, DS_ANY, "on", "on %s\n", true);
+	ds_print_bool_as(p, DS_ANY, "running", "%s\n", false, "stopped");
+	ds_print_null(p, DS_ANY, "none", "none %s\n");
+	ds_print_u64_as(p, DS_ANY, "ifindex", "dev %s\n", 1, "lo");
+	ds_print_u32(p, DS_JSON, "json_only", "never in text\n", 1);
+	ds_print_str(p, DS_FP, "text_only", "text only %s\n", "yes");
+	ds_print_text(p, "-- %d --\n", 42);
+	ds_print_str(p, DS_ANY, "no_text", NULL, "json");
+	ds_print_open_arr(p, "list");
+	ds_print_open_obj(p, NULL);
+	ds_print_u32(p, DS_ANY, "a", "a=%" PRIu32 "\n", 1);
+	ds_print_close_obj(p);
+	ds_print_open_obj(p, NULL);
+	ds_print_open_arr(p, "empty");
+	ds_print_close_arr(p);
+	ds_print_close_obj(p);
+	ds_print_close_arr(p);
+	ds_print_close_obj(p);
+}
+
+static void test_print_fields(void **state)
+{
+	(void)state;
+	assert_renders(true, print_fields, NULL,
+		"{\"name\":\"eth0\",\"big\":18446744073709551615,\"small\":7,"
+		"\"where\":\"0xffffffff81000010\",\"on\":true,\"running\":false,"
+		"\"none\":null,\"ifindex\":1,\"json_only\":1,\"no_text\":\"json\","
+		"\"list\":[{\"a\":1},{\"empty\":[]}]}\n");
+	assert_renders(false, print_fields, NULL,
+		"name eth0\nbig 18446744073709551615\nsmall 7\n"
+		"where 0xffffffff81000010\non true\nstopped\nnone -\ndev lo\n"
+		"text only yes\n-- 42 --\na=1\n");
+}
+
+/* Awkward strings: JSON escapes them, text shows controls as '?'. */
+static void print_awkward(struct ds_print *p, void *arg)
+{
+	ds_print_open_arr(p, NULL);
+	ds_print_str(p, DS_ANY, NULL, "[%s]\n", arg);
+	ds_print_close_arr(p);
+}
+
+static void test_print_escaping(void **state)
+{
+	static const struct {
+		const char *in, *json, *text;
+	} cases[] = {
+		{ "a\"b\\c", "[\"a\\\"b\\\\c\"]\n", "[a\"b\\c]\n" },
+		{ "nl\ntab\tcr\r", "[\"nl\\ntab\\tcr\\u000d\"]\n", "[nl?tab?cr?]\n" },
+		{ "\x01\x1f\x7f", "[\"\\u0001\\u001f\x7f\"]\n", "[???]\n" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		  "[\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"]\n",
+		  "[caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80]\n" },
+		/* not UTF-8: a stray byte, an overlong '/', a surrogate, a
+		 * sequence cut short by the end of the string */
+		{ "x\xffy", "[\"x\\ufffdy\"]\n", "[x\xffy]\n" },
+		{ "\xc0\xaf", "[\"\\ufffd\\ufffd\"]\n", "[\xc0\xaf]\n" },
+		{ "\xed\xa0\x80", "[\"\\ufffd\\ufffd\\ufffd\"]\n", "[\xed\xa0\x80]\n" },
+		{ "end\xe2\x82", "[\"end\\ufffd\\ufffd\"]\n", "[end\xe2\x82]\n" },
+		{ "", "[\"\"]\n", "[]\n" },
 	};
-	struct ds_out o = { .json = true };
-	char *buf = NULL;
-	size_t len = 0;
+	size_t i;
 
 	(void)state;
-	strcpy(s.symbol, "a\"b\\c\n");
-	strcpy(s.reason_name, "NO_SOCKET");
-	o.f = open_memstream(&buf, &len);
-	assert_non_null(o.f);
-	ds_out_begin(&o, NULL, '[');
-	ds_out_site(&o, &s);
-	s.has_delta = true;
-	s.delta = 3;
-	ds_out_site(&o, &s);
-	ds_out_end(&o, ']');
-	fclose(o.f);
-	assert_string_equal(buf,
-		"[{\"symbol\":\"a\\\"b\\\\c\\n\",\"location\":\"0xffffffff81000010\","
-		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":7,\"masked\":0},"
-		"{\"symbol\":\"a\\\"b\\\\c\\n\",\"location\":\"0xffffffff81000010\","
-		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":7,\"delta\":3}]\n");
-	free(buf);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_renders(true, print_awkward, (void *)cases[i].in,
+			       cases[i].json);
+		assert_renders(false, print_awkward, (void *)cases[i].in,
+			       cases[i].text);
+	}
+}
+
+/* A table: text columns in their own order, the rest at the end. */
+static const struct ds_col test_cols[] = {
+	{ "n", "N", "", 3, DS_COL_RIGHT },
+	{ "opt", "OPT", "  ", 0, DS_COL_OPT },
+	{ "name", "NAME", "  ", 6, 0 },
+	{ NULL, "REST", "  ", 0, 0 },
+};
+
+struct test_rows {
+	int n;
+	bool opt;
+};
+
+static void print_table(struct ds_print *p, void *arg)
+{
+	const struct test_rows *t = arg;
+	int i;
+
+	ds_print_open_obj(p, NULL);
+	ds_print_open_table(p, "rows", test_cols, 4, DS_TABLE_HEAD);
+	for (i = 0; i < t->n; i++) {
+		ds_print_open_obj(p, NULL);
+		ds_print_str(p, DS_ANY, "name", "%s", i ? "b" : "a\tz");
+		ds_print_str(p, DS_ANY, "x", "x %s", "1");
+		if (t->opt && i)
+			ds_print_u64_as(p, DS_ANY, "opt", "%s", 9, "nine");
+		ds_print_u32(p, DS_ANY, "n", "%" PRIu32, (uint32_t)i);
+		ds_print_str(p, DS_ANY, "y", "y %s", "2");
+		ds_print_close_obj(p);
+	}
+	ds_print_close_table(p);
+	ds_print_close_obj(p);
+}
+
+static void test_print_table(void **state)
+{
+	struct test_rows none = { 0, false }, two = { 2, false };
+	struct test_rows opt = { 2, true };
+
+	(void)state;
+	assert_renders(false, print_table, &two,
+		"  N  NAME  REST\n"
+		"  0  a?z  x 1 y 2\n"
+		"  1  b  x 1 y 2\n");
+	/* the optional column shows once a row has it, "-" where not */
+	assert_renders(false, print_table, &opt,
+		"  N  OPT   NAME  REST\n"
+		"  0  -     a?z  x 1 y 2\n"
+		"  1  nine  b  x 1 y 2\n");
+	assert_renders(true, print_table, &opt,
+		"{\"rows\":[{\"name\":\"a\\tz\",\"x\":\"1\",\"n\":0,\"y\":\"2\"},"
+		"{\"name\":\"b\",\"x\":\"1\",\"opt\":9,\"n\":1,\"y\":\"2\"}]}\n");
+	assert_renders(false, print_table, &none, "");
+	assert_renders(true, print_table, &none, "{\"rows\":[]}\n");
+}
+
+static const struct ds_site test_site = {
+	.location = 0xffffffff81a2b3c4ULL, .total = 70, .reason = 2,
+	.symbol = "__udp4_lib_rcv+0x545/0xdd0", .reason_name = "NO_SOCKET",
+};
+
+struct test_sites {
+	struct ds_site v[8];
+	size_t n, top;
+};
+
+static void print_sites(struct ds_print *p, void *arg)
+{
+	struct test_sites *t = arg;
+
+	ds_sites_print(p, t->v, t->n, t->top);
+}
+
+/* show sites without packet fields: the JSON and the columns as always. */
+static void test_sites_plain(void **state)
+{
+	struct test_sites t = { .n = 2, .top = 2 };
+	char want[512];
+	char *s;
+
+	(void)state;
+	t.v[0] = test_site;
+	t.v[0].total = 500;
+	t.v[1] = test_site;
+	t.v[1].total = 200;
+	t.v[1].masked = 5;
+	t.v[1].reason = 6;
+	strcpy(t.v[1].reason_name, "NETFILTER_DROP");
+	strcpy(t.v[1].symbol, "nft_do_chain+0x47f/0x5f0 [nf_tables]");
+	/* the layout these lines always had */
+	snprintf(want, sizeof(want),
+		 "%12s  %-22s %s\n" "%12d  %-22s %s\n" "%12d  %-22s %s  %s\n",
+		 "COUNT", "REASON", "SITE",
+		 500, "NO_SOCKET", "__udp4_lib_rcv+0x545/0xdd0",
+		 200, "NETFILTER_DROP", "nft_do_chain+0x47f/0x5f0 [nf_tables]",
+		 "(masked: 5)");
+	assert_renders(false, print_sites, &t, want);
+	assert_renders(true, print_sites, &t,
+		"[{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
+		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":500,\"masked\":0},"
+		"{\"symbol\":\"nft_do_chain+0x47f/0x5f0 [nf_tables]\",\"location\":\"0xffffffff81a2b3c4\","
+		"\"reason\":\"NETFILTER_DROP\",\"reason_id\":6,\"count\":200,\"masked\":5}]\n");
+	t.top = 1;
+	s = render(false, print_sites, &t);
+	assert_non_null(strstr(s, "(1 more sites)\n"));
+	free(s);
+	t.n = 0;
+	assert_renders(false, print_sites, &t, "no drops seen\n");
+	assert_renders(true, print_sites, &t, "[]\n");
+}
+
+/*
+ * Sites a packet-field rule split: the same symbol, reason and count,
+ * told apart only by ifindex, netns, l3 or l4. Fills t with the base and
+ * one variant per field.
+ */
+static void split_sites(struct test_sites *t)
+{
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		t->v[i] = test_site;
+		t->v[i].ifindex = 1000001;	/* no such device here */
+		t->v[i].netns = 4026532001U;
+		t->v[i].l3 = 0x0800;
+		t->v[i].l4 = 17;
+	}
+	t->v[1].ifindex = 1000002;
+	t->v[2].netns = 4026532002U;
+	t->v[3].l3 = 0x86dd;
+	t->v[4].l4 = 6;
+	t->n = t->top = 5;
+}
+
+/* Every line of s differs from every other. */
+static void assert_lines_distinct(const char *s, size_t want)
+{
+	char *copy = strdup(s), *line[16], *save = NULL, *l;
+	size_t n = 0, i, j;
+
+	assert_non_null(copy);
+	for (l = strtok_r(copy, "\n", &save); l && n < 16;
+	     l = strtok_r(NULL, "\n", &save))
+		line[n++] = l;
+	assert_int_equal(n, want);
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (!strcmp(line[i], line[j]))
+				fail_msg("lines %zu and %zu are the same: %s",
+					 i, j, line[i]);
+	free(copy);
+}
+
+static void test_sites_split(void **state)
+{
+	struct test_sites t = { 0 };
+	char *s;
+
+	(void)state;
+	split_sites(&t);
+	s = render(false, print_sites, &t);
+	assert_lines_distinct(s, 6);
+	/* with packet fields, past 80 columns, the minimum widths give way */
+	assert_string_equal(s,
+		"COUNT  REASON     DEV      NETNS       L3    L4   SITE\n"
+		"   70  NO_SOCKET  1000001  4026532001  ipv4  udp  __udp4_lib_rcv+0x545/0xdd0\n"
+		"   70  NO_SOCKET  1000002  4026532001  ipv4  udp  __udp4_lib_rcv+0x545/0xdd0\n"
+		"   70  NO_SOCKET  1000001  4026532002  ipv4  udp  __udp4_lib_rcv+0x545/0xdd0\n"
+		"   70  NO_SOCKET  1000001  4026532001  ipv6  udp  __udp4_lib_rcv+0x545/0xdd0\n"
+		"   70  NO_SOCKET  1000001  4026532001  ipv4  tcp  __udp4_lib_rcv+0x545/0xdd0\n");
+	free(s);
+
+	/* a site keyed by none of them, with others that are: "-" */
+	t.v[1] = test_site;
+	t.v[1].masked = 3;
+	t.v[3].l3 = 0x88cc;
+	t.v[4].l4 = 200;
+	assert_renders(false, print_sites, &t,
+		"COUNT  REASON     DEV      NETNS       L3      L4    SITE\n"
+		"   70  NO_SOCKET  1000001  4026532001  ipv4    udp   __udp4_lib_rcv+0x545/0xdd0\n"
+		"   70  NO_SOCKET  -        -           -       -     __udp4_lib_rcv+0x545/0xdd0  (masked: 3)\n"
+		"   70  NO_SOCKET  1000001  4026532002  ipv4    udp   __udp4_lib_rcv+0x545/0xdd0\n"
+		"   70  NO_SOCKET  1000001  4026532001  0x88cc  udp   __udp4_lib_rcv+0x545/0xdd0\n"
+		"   70  NO_SOCKET  1000001  4026532001  ipv4    0xc8  __udp4_lib_rcv+0x545/0xdd0\n");
+
+	/* JSON keeps the numbers, and leaves out what a site is not keyed by */
+	t.n = 2;
+	assert_renders(true, print_sites, &t,
+		"[{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
+		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":70,\"masked\":0,"
+		"\"ifindex\":1000001,\"netns\":4026532001,\"l3\":2048,\"l4\":17},"
+		"{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
+		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":70,\"masked\":3}]\n");
+}
+
+static void print_alert(struct ds_print *p, void *arg)
+{
+	ds_alert_print(p, arg);
+}
+
+static void test_alert_split(void **state)
+{
+	struct test_sites t = { 0 };
+	struct ds_alert a = {
+		.stamp = "12:00:00.000", .round = 7, .end = true,
+		.sites = t.v,
+	};
+	char want[256];
+	size_t i;
+	char *s;
+
+	(void)state;
+	split_sites(&t);
+	for (i = 0; i < t.n; i++) {
+		t.v[i].has_delta = true;
+		t.v[i].delta = 3;
+	}
+	a.n = t.n;
+	s = render(false, print_alert, &a);
+	assert_lines_distinct(s, 5);
+	snprintf(want, sizeof(want), "%s  %10d drops  %-22s %s  %s\n",
+		 "12:00:00.000", 3, "NO_SOCKET", "__udp4_lib_rcv+0x545/0xdd0",
+		 "dev 1000002 netns 4026532001 l3 ipv4 l4 udp");
+	assert_non_null(strstr(s, want));
+	assert_non_null(strstr(s, "l3 ipv6 l4 udp\n"));
+	assert_non_null(strstr(s, "l3 ipv4 l4 tcp\n"));
+	free(s);
+
+	/* without packet fields, and with overflow: the lines as always */
+	t.v[1] = test_site;
+	t.v[1].has_delta = true;
+	t.v[1].delta = 12;
+	a.sites = &t.v[1];
+	a.n = 1;
+	a.overflow = 4;
+	snprintf(want, sizeof(want),
+		 "%s  %10d drops did not fit the per-CPU tables (overflow)\n"
+		 "%s  %10d drops  %-22s %s\n",
+		 "12:00:00.000", 4, "12:00:00.000", 12, "NO_SOCKET",
+		 "__udp4_lib_rcv+0x545/0xdd0");
+	assert_renders(false, print_alert, &a, want);
+
+	a.sites = t.v;
+	a.n = 3;
+	a.overflow = 0;
+	assert_renders(true, print_alert, &a,
+		"{\"round\":7,\"end\":true,\"overflow_delta\":0,\"sites\":["
+		"{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
+		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":70,\"delta\":3,"
+		"\"ifindex\":1000001,\"netns\":4026532001,\"l3\":2048,\"l4\":17},"
+		"{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
+		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":70,\"delta\":12},"
+		"{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
+		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":70,\"delta\":3,"
+		"\"ifindex\":1000001,\"netns\":4026532002,\"l3\":2048,\"l4\":17}]}\n");
 }
 
 static void test_site_sort(void **state)
@@ -253,6 +558,43 @@ static void test_kallsyms(void **state)
 	ds_syms_free(syms);
 }
 
+/* show sessions: the JSON keys of issue 9, numbers as numbers; the text
+ * table in KiB with resets sent/received. */
+static const struct ds_session test_sess = {
+	.cookie = 0x1f, .pid = 42, .comm = "tcli7", .laddr = "127.0.0.1",
+	.lport = 5001, .raddr = "127.0.0.1", .rport = 40000, .family = 2,
+	.state = 7, .closed = true, .rx_bytes = 4097, .tx_bytes = 1,
+	.retransmits = 2, .drops = 3, .resets_sent = 1,
+	.duration_ns = 2500000,
+};
+
+static void print_sessions(struct ds_print *p, void *arg)
+{
+	ds_sessions_print(p, arg, 1, 1);
+}
+
+static void print_no_sessions(struct ds_print *p, void *arg)
+{
+	ds_sessions_print(p, arg, 0, 0);
+}
+
+static void test_sessions_print(void **state)
+{
+	(void)state;
+	assert_renders(true, print_sessions, (void *)&test_sess,
+		"[{\"pid\":42,\"comm\":\"tcli7\",\"family\":\"ipv4\","
+		"\"laddr\":\"127.0.0.1\",\"lport\":5001,\"raddr\":\"127.0.0.1\","
+		"\"rport\":40000,\"state\":\"CLOSE\",\"rx_bytes\":4097,"
+		"\"tx_bytes\":1,\"retransmits\":2,\"drops\":3,"
+		"\"resets_sent\":1,\"resets_received\":0,\"duration_ms\":2,"
+		"\"closed\":true,\"cookie\":\"0x1f\"}]\n");
+	assert_renders(false, print_sessions, (void *)&test_sess,
+		"PID     COMM            LADDR           LPORT RADDR           RPORT     RX_KB     TX_KB RETRANS  DROPS RESETS  STATE              MS\n"
+		"42      tcli7           127.0.0.1        5001 127.0.0.1       40000         4         0       2      3     1/0 CLOSE           2.500\n");
+	assert_renders(true, print_no_sessions, NULL, "[]\n");
+	assert_renders(false, print_no_sessions, NULL, "no sessions\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,8 +603,13 @@ int main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_cmd_find),
 		cmocka_unit_test(test_complete),
-		cmocka_unit_test(test_json),
-		cmocka_unit_test(test_session_json),
+		cmocka_unit_test(test_print_fields),
+		cmocka_unit_test(test_print_escaping),
+		cmocka_unit_test(test_print_table),
+		cmocka_unit_test(test_sites_plain),
+		cmocka_unit_test(test_sites_split),
+		cmocka_unit_test(test_alert_split),
+		cmocka_unit_test(test_sessions_print),
 		cmocka_unit_test(test_site_sort),
 		cmocka_unit_test(test_kallsyms),
 	};

@@ -240,6 +240,7 @@ enum dropscope_cmd {
 	DROPSCOPE_CMD_CLOSED_GET,
 	__DROPSCOPE_CMD_MAX
 };
+
 #define DROPSCOPE_CMD_MAX (__DROPSCOPE_CMD_MAX - 1)
 
 enum dropscope_attr {
@@ -265,6 +266,7 @@ enum dropscope_attr {
 	DROPSCOPE_A_CLOSED_CAPACITY,
 	__DROPSCOPE_A_MAX
 };
+
 #define DROPSCOPE_A_MAX (__DROPSCOPE_A_MAX - 1)
 
 enum dropscope_site_attr {
@@ -283,6 +285,7 @@ enum dropscope_site_attr {
 	DROPSCOPE_SITE_A_L4,
 	__DROPSCOPE_SITE_A_MAX
 };
+
 #define DROPSCOPE_SITE_A_MAX (__DROPSCOPE_SITE_A_MAX - 1)
 
 enum dropscope_reason_attr {
@@ -291,6 +294,7 @@ enum dropscope_reason_attr {
 	DROPSCOPE_REASON_A_NAME,
 	__DROPSCOPE_REASON_A_MAX
 };
+
 #define DROPSCOPE_REASON_A_MAX (__DROPSCOPE_REASON_A_MAX - 1)
 
 enum dropscope_stats_attr {
@@ -316,6 +320,7 @@ enum dropscope_stats_attr {
 	DROPSCOPE_STATS_A_SESSIONS_STALE,
 	__DROPSCOPE_STATS_A_MAX
 };
+
 #define DROPSCOPE_STATS_A_MAX (__DROPSCOPE_STATS_A_MAX - 1)
 
 enum dropscope_rule_mode {
@@ -338,6 +343,7 @@ enum dropscope_rule_attr {
 	DROPSCOPE_RULE_A_HITS,
 	__DROPSCOPE_RULE_A_MAX
 };
+
 #define DROPSCOPE_RULE_A_MAX (__DROPSCOPE_RULE_A_MAX - 1)
 
 #define DROPSCOPE_MAX_RULES		1024

@@ -1,0 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0
+# Interfaces that changed between kernels are tested for in the headers of
+# the kernel built against, not guessed from its release: distributions
+# backport. Each test defines DS_HAVE_*; kmod/compat.h holds what follows.
+ds_has = $(shell grep -qsE '$(2)' $(srctree)/$(1) && echo -DDS_HAVE_$(3))
+ccflags-y += $(call ds_has,include/trace/events/skb.h,struct sock \*rx_sk,KFREE_SKB_RX_SK)
+ccflags-y += $(call ds_has,include/net/dropreason.h,drop_reasons_by_subsys,REASON_SUBSYS)
+ccflags-y += $(call ds_has,include/net/genetlink.h,pre_doit..const struct genl_split_ops,GENL_SPLIT_PRE_DOIT)
+ccflags-y += $(call ds_has,include/trace/events/tcp.h,enum sk_rst_reason reason,TCP_SEND_RESET_REASON)
