@@ -353,6 +353,7 @@ enum dropscope_part {
 	DROPSCOPE_PART_DROPS = 1 << 0,	/* skb:kfree_skb: sites */
 	DROPSCOPE_PART_TCP = 1 << 1,	/* TCP sessions */
 };
+
 #define DROPSCOPE_PARTS_ALL	(DROPSCOPE_PART_DROPS | DROPSCOPE_PART_TCP)
 
 enum dropscope_session_attr {
@@ -379,6 +380,7 @@ enum dropscope_session_attr {
 	DROPSCOPE_SESSION_A_SEQ,
 	__DROPSCOPE_SESSION_A_MAX
 };
+
 #define DROPSCOPE_SESSION_A_MAX (__DROPSCOPE_SESSION_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_DROPSCOPE_H */
