@@ -28,11 +28,13 @@ oracle_start() {
 }
 oracle_stop() { sleep 1; kill -INT $oracle; wait $oracle; }
 
-# netem_lo LOSS: lose packets on lo until the test ends; 1 if it could not
+# netem_lo LOSS: lose packets on lo until netem_off or the test's end;
+# 1 if it could not
 netem_lo() {
 	tc qdisc add dev lo root netem loss "$1" 2>/dev/null || return 1
-	defer tc qdisc del dev lo root
+	defer netem_off
 }
+netem_off() { ! tc qdisc show dev lo | grep -q netem || tc qdisc del dev lo root; }
 
 # hold N PORT FILE: N sessions held open by tcpgen (comm thold); sets holder
 hold() {
@@ -55,7 +57,7 @@ test_sessions_exact() {
 	if netem_lo 4%; then
 		loss=1
 		$TG run 6 5005 0 > "$TMP/genloss.txt"
-		tc qdisc del dev lo root
+		netem_off
 	fi
 	oracle_stop
 	$DS -j show sessions closed > "$TMP/closed.json"
@@ -143,6 +145,9 @@ test_sessions_parts() {
 	}
 	$DS start drops
 	check "start drops: only drops run" '["drops"]' "$($DS -j status | json "json.dumps(d['parts'])")"
+	gen udp 5 $UDP_CLOSED
+	check "start drops: drops are counted, sessions are not" "5 0" \
+		"$(stat_of events) $(stat_of sessions_opened)"
 	sbad "start while running" "error EALREADY*" 1
 	$DS stop
 	cfg=$($DS -j status)
@@ -151,6 +156,10 @@ test_sessions_parts() {
 	check "refused starts leave it stopped" "$cfg" "$($DS -j status)"
 	$DS start tcp drops
 	check "start tcp drops: both run" '["drops", "tcp"]' "$($DS -j status | json "json.dumps(d['parts'])")"
+	$DS stop
+	$DS start tcp
+	gen udp 5 $UDP_CLOSED
+	check "start tcp: no drop is counted" 0 "$(stat_of events)"
 	$DS stop
 	$DS start
 	check "start: both run" '["drops", "tcp"]' "$($DS -j status | json "json.dumps(d['parts'])")"
