@@ -406,11 +406,11 @@ test_permissions() {
 	local perm="" cmd
 	need setpriv
 	setup_module
-	for cmd in 1 2 3 4 d5 d6 7 8 join; do
+	for cmd in 1 2 3 4 d5 d6 7 8 d14 d15 join; do
 		perm="$perm $(nlraw --as-nobody $cmd u32:3=100 2>&1 | cut -d: -f1)"
 	done
 	check "unprivileged: every command and the group refused" \
-		"$(printf ' error EPERM%.0s' 1 2 3 4 5 6 7 8 9)" "$perm"
+		"$(printf ' error EPERM%.0s' 1 2 3 4 5 6 7 8 9 10 11)" "$perm"
 	nobody $DS status > /dev/null 2> "$TMP/perm.err"
 	check "unprivileged CLI: exit 4 and says what to do" "4 1" \
 		"$? $(grep -c 'needs CAP_NET_ADMIN' "$TMP/perm.err")"
