@@ -22,7 +22,7 @@ LDLIBS_NL := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LDLIBS_CLI := $(LDLIBS_NL) -lreadline
 
 CLI_SRC := user/main.c user/cmd.c user/nl.c user/output.c user/print.c \
-	user/util.c user/watch.c user/mask.c user/kallsyms.c
+	user/util.c user/watch.c user/mask.c user/kallsyms.c user/sessions.c
 CLI_LIB := $(filter-out user/main.c,$(CLI_SRC))
 CLI_HDR := $(wildcard user/*.h) include/uapi/linux/dropscope.h
 
@@ -73,7 +73,11 @@ tests/lab/bin/nlpoke: tests/lab/nlpoke.c user/nl.c $(CLI_HDR)
 	@mkdir -p tests/lab/bin
 	$(CC) $(CFLAGS) -D_GNU_SOURCE -o $@ tests/lab/nlpoke.c user/nl.c $(LDLIBS_NL)
 
-testbins: tests/lab/bin/dropgen tests/lab/bin/nlpoke
+tests/lab/bin/tcpgen: tests/lab/tcpgen.c
+	@mkdir -p tests/lab/bin
+	$(CC) $(CFLAGS) -o $@ $<
+
+testbins: tests/lab/bin/dropgen tests/lab/bin/nlpoke tests/lab/bin/tcpgen
 
 deps:
 	scripts/deps

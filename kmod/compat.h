@@ -24,6 +24,30 @@
 #endif
 
 /*
+ * The receiving socket, or NULL where skb:kfree_skb does not pass it: the
+ * drop path attributes a drop to skb->sk, else to it.
+ */
+#ifdef DS_HAVE_KFREE_SKB_RX_SK
+#define DS_KFREE_SKB_RX_SK	rx_sk
+#else
+#define DS_KFREE_SKB_RX_SK	NULL
+#endif
+
+/*
+ * 6.10 gave tcp:tcp_send_reset the reason of the reset
+ * (commit "tcp: add reasons for sending RST", enum sk_rst_reason).
+ */
+#ifdef DS_HAVE_TCP_SEND_RESET_REASON
+#include <net/rstreason.h>
+#define DS_TCP_SEND_RESET_PROBE_ARGS					\
+	void *data, const struct sock *sk, const struct sk_buff *skb,	\
+	const enum sk_rst_reason reason
+#else
+#define DS_TCP_SEND_RESET_PROBE_ARGS					\
+	void *data, const struct sock *sk, const struct sk_buff *skb
+#endif
+
+/*
  * 6.4 split drop reasons into subsystems, each registering its own name
  * list (drop_reasons_by_subsys, DS_HAVE_REASON_SUBSYS); before, one array
  * drop_reasons[] covered the core reasons below SKB_DROP_REASON_MAX.

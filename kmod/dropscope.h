@@ -18,6 +18,9 @@
  *              sources of events; under ds_lock
  *   netlink.c  the generic netlink family: commands in, replies out
  *   reasons.c  the running kernel's drop reason names
+ *   sessions.c the TCP sessions: state-change and reset hooks, the session
+ *              table (under a raw spinlock), per-CPU drop cells the drop
+ *              probe bumps locklessly, and the ring of recent closes
  *
  * A source of events (the drop path today) plugs into monitor.c with a
  * struct ds_source: monitor.c attaches and detaches it, folds it on every
@@ -28,6 +31,8 @@
 
 #include <linux/bitmap.h>
 #include <linux/hash.h>
+#include <linux/in6.h>
+#include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -65,6 +70,7 @@ struct ds_round;
  */
 struct ds_source {
 	const char *name;
+	u32 part;		/* DROPSCOPE_PART_* */
 	int (*attach)(struct netlink_ext_ack *extack);
 	void (*detach)(void);
 	void (*fold)(void);
@@ -76,11 +82,12 @@ struct ds_source {
 void ds_monitor_init(void);
 void ds_monitor_exit(void);
 void ds_monitor_free(void);
-int ds_start(struct netlink_ext_ack *extack);
+int ds_start(u32 parts, struct netlink_ext_ack *extack);
 int ds_stop(struct netlink_ext_ack *extack);
 void ds_reset(void);
 void ds_fold_all(void);
 bool ds_running(void);
+u32 ds_running_parts(void);
 u32 ds_interval_ms(void);
 void ds_set_interval_ms(u32 ms);
 
@@ -296,6 +303,61 @@ int ds_nl_put_alert_site(struct sk_buff *skb, const void *site);
 void *ds_nl_alert_put(struct sk_buff *skb);
 int ds_nl_alert_multicast(struct sk_buff *skb);
 bool ds_nl_has_listeners(void);
+
+/* ---- sessions.c: TCP sessions ---------------------------------------- */
+
+extern unsigned int ds_sessions_cap;
+extern unsigned int ds_closed_cap;
+extern const struct ds_source ds_tcp_source;
+
+/*
+ * A session as netlink reports it: a copy, taken under the table lock,
+ * live counters read from the socket then, or at close.
+ */
+struct ds_sess_info {
+	u64 cookie;		/* the socket's sk_cookie, as ss -e shows it */
+	u64 seq;		/* closed: its sequence number in the ring */
+	u64 start_ns;		/* ktime_get_ns() at birth */
+	u64 duration_ns;	/* to close, or to now while live */
+	u64 bytes_acked;
+	u64 bytes_received;
+	u64 drops;
+	u32 total_retrans;
+	u32 resets_sent;
+	u32 resets_received;
+	u32 pid;		/* 0: no process context seen yet */
+	u8 family;
+	u8 state;
+	bool closed;
+	__be16 sport, dport;
+	struct in6_addr saddr, daddr;	/* IPv4 in the first 4 bytes */
+	char comm[16];
+};
+
+struct ds_sess_stats {
+	u64 opened;		/* sessions that found room in the table */
+	u64 closed;		/* of them, closed */
+	u64 overflow;		/* sessions that found the table full */
+	u64 unread;		/* closes overwritten in the ring unread */
+	u64 stale;		/* entries whose socket was not theirs any more */
+	u64 live;
+};
+
+/*
+ * The drop path's hand-off: on while sessions are tracked, so that a drop
+ * without a socket costs the drop probe one no-op and one test.
+ */
+DECLARE_STATIC_KEY_FALSE(ds_sess_drops_key);
+struct sock;
+void ds_sess_drop(const struct sock *sk);
+
+int ds_sessions_init(void);
+void ds_sessions_exit(void);
+void ds_sessions_stats(struct ds_sess_stats *st);
+/* Dumps: 0 and the next cursor, or -ENOENT at the end. Under ds_lock. */
+int ds_sess_live_next(u32 *cursor, struct ds_sess_info *info);
+int ds_sess_closed_next(u64 *cursor, struct ds_sess_info *info);
+int ds_nl_put_session(struct sk_buff *skb, const void *info);
 
 /* ---- reasons.c: the running kernel's drop reason names --------------- */
 

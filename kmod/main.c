@@ -41,11 +41,16 @@ static int __init ds_init(void)
 	err = ds_devices_init();
 	if (err)
 		goto err_sites;
-	err = ds_nl_init();
+	err = ds_sessions_init();
 	if (err)
 		goto err_devices;
+	err = ds_nl_init();
+	if (err)
+		goto err_sessions;
 	return 0;
 
+err_sessions:
+	ds_sessions_exit();
 err_devices:
 	ds_devices_exit();
 err_sites:
@@ -60,6 +65,7 @@ static void __exit ds_exit(void)
 	ds_monitor_exit();
 	ds_nl_exit();
 	ds_monitor_free();
+	ds_sessions_exit();
 	ds_devices_exit();
 	ds_sites_exit();
 	ds_probe_exit();

@@ -18,10 +18,12 @@
 
 static const struct ds_source *const ds_sources[] = {
 	&ds_drop_source,
+	&ds_tcp_source,
 };
 
 static struct {
-	bool running;		/* the sources are attached */
+	bool running;		/* some sources are attached */
+	u32 parts;		/* those that are: DROPSCOPE_PART_* */
 	bool exiting;		/* the module is being unloaded */
 	u32 interval_ms;
 	struct delayed_work work;
@@ -31,6 +33,12 @@ bool ds_running(void)
 {
 	lockdep_assert_held(&ds_lock);
 	return mon.running;
+}
+
+u32 ds_running_parts(void)
+{
+	lockdep_assert_held(&ds_lock);
+	return mon.running ? mon.parts : 0;
 }
 
 u32 ds_interval_ms(void)
@@ -91,8 +99,8 @@ static void ds_detach_all(void)
 		ds_sources[i]->detach();
 }
 
-/* Start counting from zero. */
-int ds_start(struct netlink_ext_ack *extack)
+/* Start counting from zero, with the sources of parts (DROPSCOPE_PART_*). */
+int ds_start(u32 parts, struct netlink_ext_ack *extack)
 {
 	size_t i;
 	int err;
@@ -108,15 +116,19 @@ int ds_start(struct netlink_ext_ack *extack)
 	}
 	ds_reset_all(false);
 	for (i = 0; i < ARRAY_SIZE(ds_sources); i++) {
+		if (!(ds_sources[i]->part & parts))
+			continue;
 		err = ds_sources[i]->attach(extack);
 		if (err)
 			goto err_detach;
 	}
+	mon.parts = parts;
 	mon.running = true;
 	ds_schedule();
 	return 0;
 
 err_detach:
+	/* detaching what is not attached does nothing */
 	while (i--)
 		ds_sources[i]->detach();
 	return err;

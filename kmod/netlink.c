@@ -37,6 +37,10 @@ static const struct nla_policy ds_config_policy[DROPSCOPE_A_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U32, &ds_ratelimit_range),
 };
 
+static const struct nla_policy ds_start_policy[DROPSCOPE_A_MAX + 1] = {
+	[DROPSCOPE_A_PARTS] = NLA_POLICY_MASK(NLA_U32, DROPSCOPE_PARTS_ALL),
+};
+
 static const struct nla_policy ds_rule_policy[DROPSCOPE_RULE_A_MAX + 1] = {
 	[DROPSCOPE_RULE_A_ID] = { .type = NLA_U32 },
 	[DROPSCOPE_RULE_A_MODE] = NLA_POLICY_MAX(NLA_U8, DROPSCOPE_RULE_ONLY),
@@ -90,6 +94,52 @@ int ds_nl_put_site(struct sk_buff *skb, const struct ds_site *site,
 	return 0;
 }
 
+/* Put one session nest: a struct ds_sess_info (for ds_round_put() too). */
+int ds_nl_put_session(struct sk_buff *skb, const void *arg)
+{
+	const struct ds_sess_info *s = arg;
+	int alen = s->family == AF_INET6 ? 16 : 4;
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, DROPSCOPE_A_SESSION);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_COOKIE, s->cookie,
+			      DROPSCOPE_SESSION_A_PAD) ||
+	    nla_put_u8(skb, DROPSCOPE_SESSION_A_FAMILY, s->family) ||
+	    nla_put(skb, DROPSCOPE_SESSION_A_SADDR, alen, &s->saddr) ||
+	    nla_put(skb, DROPSCOPE_SESSION_A_DADDR, alen, &s->daddr) ||
+	    nla_put_u16(skb, DROPSCOPE_SESSION_A_SPORT, ntohs(s->sport)) ||
+	    nla_put_u16(skb, DROPSCOPE_SESSION_A_DPORT, ntohs(s->dport)) ||
+	    nla_put_u8(skb, DROPSCOPE_SESSION_A_STATE, s->state) ||
+	    nla_put_u32(skb, DROPSCOPE_SESSION_A_PID, s->pid) ||
+	    nla_put_string(skb, DROPSCOPE_SESSION_A_COMM, s->comm) ||
+	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_START_NS, s->start_ns,
+			      DROPSCOPE_SESSION_A_PAD) ||
+	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_DURATION_NS,
+			      s->duration_ns, DROPSCOPE_SESSION_A_PAD) ||
+	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_BYTES_ACKED,
+			      s->bytes_acked, DROPSCOPE_SESSION_A_PAD) ||
+	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_BYTES_RECEIVED,
+			      s->bytes_received, DROPSCOPE_SESSION_A_PAD) ||
+	    nla_put_u32(skb, DROPSCOPE_SESSION_A_TOTAL_RETRANS,
+			s->total_retrans) ||
+	    nla_put_u32(skb, DROPSCOPE_SESSION_A_RESETS_SENT, s->resets_sent) ||
+	    nla_put_u32(skb, DROPSCOPE_SESSION_A_RESETS_RECEIVED,
+			s->resets_received) ||
+	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_DROPS, s->drops,
+			      DROPSCOPE_SESSION_A_PAD) ||
+	    (s->closed &&
+	     (nla_put_flag(skb, DROPSCOPE_SESSION_A_CLOSED) ||
+	      nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_SEQ, s->seq,
+				DROPSCOPE_SESSION_A_PAD)))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 /* A site as an alert carries it, for ds_round_put(). */
 int ds_nl_put_alert_site(struct sk_buff *skb, const void *site)
 {
@@ -129,9 +179,21 @@ static void ds_post_doit(const struct ds_genl_op *ops, struct sk_buff *skb,
 	mutex_unlock(&ds_lock);
 }
 
+/* Without DROPSCOPE_A_PARTS, every part starts. */
 static int ds_cmd_start(struct sk_buff *skb, struct genl_info *info)
 {
-	return ds_start(info->extack);
+	struct nlattr *a = info->attrs[DROPSCOPE_A_PARTS];
+	u32 parts = DROPSCOPE_PARTS_ALL;
+
+	if (a) {
+		parts = nla_get_u32(a);
+		if (!parts) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "no part to start");
+			return -EINVAL;
+		}
+	}
+	return ds_start(parts, info->extack);
 }
 
 static int ds_cmd_stop(struct sk_buff *skb, struct genl_info *info)
@@ -183,7 +245,10 @@ static int ds_fill_config(struct sk_buff *msg, const void *arg)
 	    nla_put_u32(msg, DROPSCOPE_A_THRESHOLD, cfg.threshold) ||
 	    nla_put_u32(msg, DROPSCOPE_A_TOP, cfg.top) ||
 	    nla_put_u32(msg, DROPSCOPE_A_RATELIMIT, cfg.ratelimit) ||
-	    nla_put_u32(msg, DROPSCOPE_A_RULES, ds_rules_count()))
+	    nla_put_u32(msg, DROPSCOPE_A_RULES, ds_rules_count()) ||
+	    nla_put_u32(msg, DROPSCOPE_A_PARTS, ds_running_parts()) ||
+	    nla_put_u32(msg, DROPSCOPE_A_SESSIONS_CAPACITY, ds_sessions_cap) ||
+	    nla_put_u32(msg, DROPSCOPE_A_CLOSED_CAPACITY, ds_closed_cap))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -224,9 +289,11 @@ static int ds_cmd_config_set(struct sk_buff *skb, struct genl_info *info)
 
 static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 {
+	struct ds_sess_stats ss;
 	struct ds_stats st;
 	struct nlattr *nest;
 
+	ds_sessions_stats(&ss);
 	ds_drops_stats(&st);
 	ds_alert_stats(&st);
 	nest = nla_nest_start(msg, DROPSCOPE_A_STATS);
@@ -255,7 +322,19 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_TOP_SUPPRESSED,
 			      st.top_suppressed, DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_RATELIMITED,
-			      st.ratelimited, DROPSCOPE_STATS_A_PAD)) {
+			      st.ratelimited, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_OPENED,
+			      ss.opened, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_CLOSED,
+			      ss.closed, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_LIVE,
+			      ss.live, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_OVERFLOW,
+			      ss.overflow, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_UNREAD,
+			      ss.unread, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_STALE,
+			      ss.stale, DROPSCOPE_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -345,6 +424,63 @@ static int ds_dump_reasons(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	cb->args[0] = cursor;
 	return skb->len;
+}
+
+/*
+ * Sessions dumps, one message per session: live ones with their counters
+ * read from the socket as the dump reaches them (cb->args[0] is the next
+ * table index), or the closes still in the ring (cb->args[0] is the next
+ * sequence number).
+ */
+static int ds_dump_sess(struct sk_buff *skb, struct netlink_callback *cb,
+			bool closed)
+{
+	struct ds_sess_info info;
+	u64 cur = cb->args[0], at;
+	u32 live;
+	void *hdr;
+	int err;
+
+	mutex_lock(&ds_lock);
+	for (;;) {
+		at = cur;
+		if (closed) {
+			err = ds_sess_closed_next(&cur, &info);
+		} else {
+			live = cur;
+			err = ds_sess_live_next(&live, &info);
+			cur = live;
+		}
+		if (err)
+			break;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &ds_family, NLM_F_MULTI,
+				  closed ? DROPSCOPE_CMD_CLOSED_GET :
+					   DROPSCOPE_CMD_SESSIONS_GET);
+		if (!hdr) {
+			cur = at;
+			break;
+		}
+		if (ds_nl_put_session(skb, &info)) {
+			genlmsg_cancel(skb, hdr);
+			cur = at;
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	cb->args[0] = cur;
+	mutex_unlock(&ds_lock);
+	return skb->len;
+}
+
+static int ds_dump_sessions(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return ds_dump_sess(skb, cb, false);
+}
+
+static int ds_dump_closed(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return ds_dump_sess(skb, cb, true);
 }
 
 static int ds_put_rule(struct sk_buff *skb, const void *arg)
@@ -484,8 +620,8 @@ static int ds_dump_rules(struct sk_buff *skb, struct netlink_callback *cb)
 
 /*
  * Every command needs CAP_NET_ADMIN in the initial user namespace: dumps
- * carry kernel addresses. Only CONFIG_SET, MASK_ADD and MASK_DEL take
- * attributes: the core rejects any attribute sent to an op without a
+ * carry kernel addresses. Only START, CONFIG_SET, MASK_ADD and MASK_DEL
+ * take attributes: the core rejects any attribute sent to an op without a
  * policy. The ops and policies follow the YNL spec
  * Documentation/netlink/specs/dropscope.yaml.
  */
@@ -493,6 +629,8 @@ static const struct genl_ops ds_ops[] = {
 	{
 		.cmd = DROPSCOPE_CMD_START,
 		.doit = ds_cmd_start,
+		.policy = ds_start_policy,
+		.maxattr = DROPSCOPE_A_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
@@ -554,6 +692,16 @@ static const struct genl_ops ds_ops[] = {
 	{
 		.cmd = DROPSCOPE_CMD_MASK_CLEAR,
 		.doit = ds_cmd_mask_clear,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_SESSIONS_GET,
+		.dumpit = ds_dump_sessions,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_CLOSED_GET,
+		.dumpit = ds_dump_closed,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

@@ -276,6 +276,17 @@ static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 	struct ds_cpu *c = this_cpu_ptr(&ds_cpus);
 	unsigned long loc = (unsigned long)location;
 
+	/*
+	 * While TCP sessions are tracked, a drop with a socket is counted
+	 * to its session too (out of line, in sessions.c): a drop without
+	 * one pays a no-op and a test (two where rx_sk is passed).
+	 */
+	if (static_branch_unlikely(&ds_sess_drops_key)) {
+		const struct sock *sk = skb->sk ? skb->sk : DS_KFREE_SKB_RX_SK;
+
+		if (sk)
+			ds_sess_drop(sk);
+	}
 	if (static_branch_unlikely(&ds_packet_fields) &&
 	    !ds_packet_gated_out(skb))
 		return ds_count_packet(c, skb, loc, reason);

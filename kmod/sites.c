@@ -327,6 +327,7 @@ static void ds_drops_free(void)
 
 const struct ds_source ds_drop_source = {
 	.name = "drops",
+	.part = DROPSCOPE_PART_DROPS,
 	.attach = ds_drops_attach,
 	.detach = ds_probe_detach,
 	.fold = ds_drops_fold,

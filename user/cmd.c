@@ -14,14 +14,14 @@
 #include "dropscope.h"
 
 /* Print a usage error for cmd and return DS_EUSAGE. */
-static int ds_usage(const struct ds_cmd *cmd, const char *what)
+int ds_usage(const struct ds_cmd *cmd, const char *what)
 {
 	fprintf(stderr, "dropscope %s: %s\nusage: %s %s\n", cmd->name, what,
 		cmd->name, cmd->args);
 	return DS_EUSAGE;
 }
 
-static int ds_fail(struct ds_ctx *ctx, int err)
+int ds_fail(struct ds_ctx *ctx, int err)
 {
 	fprintf(stderr, "dropscope: %s\n", ds_nl_error(ctx->nl));
 	return ds_nl_status(err);
@@ -64,7 +64,40 @@ static int cmd_simple(struct ds_ctx *ctx, const struct ds_cmd *self,
 	return DS_OK;
 }
 
+/* start [drops] [tcp]: the parts named, or all of them. */
+static int cmd_start(struct ds_ctx *ctx, const struct ds_cmd *self,
+		     int argc, char **argv)
+{
+	struct nl_msg *msg;
+	uint32_t parts = 0;
+	int a, err;
+
+	for (a = 0; a < argc; a++) {
+		if (!strcmp(argv[a], "drops"))
+			parts |= DROPSCOPE_PART_DROPS;
+		else if (!strcmp(argv[a], "tcp"))
+			parts |= DROPSCOPE_PART_TCP;
+		else
+			return ds_usage(self, "parts are drops and tcp");
+	}
+	err = ds_ctx_nl(ctx);
+	if (err)
+		return err;
+	msg = ds_nl_msg(ctx->nl, DROPSCOPE_CMD_START, false);
+	if (msg && parts && nla_put_u32(msg, DROPSCOPE_A_PARTS, parts)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	err = ds_nl_send(ctx->nl, msg, NULL, NULL);
+	if (err)
+		return ds_fail(ctx, err);
+	if (!ctx->json && ctx->interactive)
+		printf("start: done\n");
+	return DS_OK;
+}
+
 struct ds_config {
+	uint32_t parts, sessions, closed;
 	bool running;
 	uint32_t interval_ms;
 	uint32_t capacity;
@@ -92,6 +125,12 @@ static int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 		c->ratelimit = nla_get_u32(tb[DROPSCOPE_A_RATELIMIT]);
 	if (tb[DROPSCOPE_A_RULES])
 		c->rules = nla_get_u32(tb[DROPSCOPE_A_RULES]);
+	if (tb[DROPSCOPE_A_PARTS])
+		c->parts = nla_get_u32(tb[DROPSCOPE_A_PARTS]);
+	if (tb[DROPSCOPE_A_SESSIONS_CAPACITY])
+		c->sessions = nla_get_u32(tb[DROPSCOPE_A_SESSIONS_CAPACITY]);
+	if (tb[DROPSCOPE_A_CLOSED_CAPACITY])
+		c->closed = nla_get_u32(tb[DROPSCOPE_A_CLOSED_CAPACITY]);
 	return 0;
 }
 
@@ -127,6 +166,21 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 		     "ratelimit:  %" PRIu32 "\n" : "ratelimit:  none\n",
 		     c.ratelimit);
 	ds_print_u32(&p, DS_ANY, "rules", "rules:      %" PRIu32 "\n", c.rules);
+	/* the parts running: none while stopped */
+	ds_print_open_arr(&p, "parts");
+	ds_print_text(&p, "parts:     ");
+	if (c.parts & DROPSCOPE_PART_DROPS)
+		ds_print_str(&p, DS_ANY, NULL, " %s", "drops");
+	if (c.parts & DROPSCOPE_PART_TCP)
+		ds_print_str(&p, DS_ANY, NULL, " %s", "tcp");
+	if (!c.parts)
+		ds_print_text(&p, " none");
+	ds_print_text(&p, "\n");
+	ds_print_close_arr(&p);
+	ds_print_u32(&p, DS_ANY, "sessions",
+		     "sessions:   %" PRIu32 " TCP sessions at once, ", c.sessions);
+	ds_print_u32(&p, DS_ANY, "closed", "%" PRIu32 " recent closes\n",
+		     c.closed);
 	ds_print_close_obj(&p);
 	return DS_OK;
 }
@@ -400,6 +454,12 @@ static const struct {
 	{ DROPSCOPE_STATS_A_TOP_SUPPRESSED, "top_suppressed", "site alerts over the top cap" },
 	{ DROPSCOPE_STATS_A_RATELIMITED, "ratelimited", "alert messages over the rate cap" },
 	{ DROPSCOPE_STATS_A_FOLDS, "folds", "per-CPU folds" },
+	{ DROPSCOPE_STATS_A_SESSIONS_OPENED, "sessions_opened", "TCP sessions tracked" },
+	{ DROPSCOPE_STATS_A_SESSIONS_CLOSED, "sessions_closed", "TCP sessions closed" },
+	{ DROPSCOPE_STATS_A_SESSIONS_LIVE, "sessions_live", "TCP sessions live" },
+	{ DROPSCOPE_STATS_A_SESSIONS_OVERFLOW, "sessions_overflow", "TCP sessions not tracked (table full)" },
+	{ DROPSCOPE_STATS_A_SESSIONS_UNREAD, "sessions_unread", "closes overwritten unread" },
+	{ DROPSCOPE_STATS_A_SESSIONS_STALE, "sessions_stale", "TCP sessions whose close went unseen" },
 };
 
 #define DS_NSTATS (sizeof(ds_stats_fields) / sizeof(ds_stats_fields[0]))
@@ -512,8 +572,9 @@ static int cmd_quit(struct ds_ctx *ctx, const struct ds_cmd *self,
 }
 
 const struct ds_cmd ds_cmds[] = {
-	{ "start", cmd_simple, "", "start monitoring (totals start from zero)",
-	  DROPSCOPE_CMD_START },
+	{ "start", cmd_start, "[drops] [tcp]",
+	  "start monitoring drops, TCP sessions or both (totals start from zero)",
+	  0 },
 	{ "stop", cmd_simple, "", "stop monitoring; totals stay readable",
 	  DROPSCOPE_CMD_STOP },
 	{ "status", cmd_status, "", "monitoring state, interval, capacity", 0 },
@@ -531,6 +592,9 @@ const struct ds_cmd ds_cmds[] = {
 	  "drop sites by count; all: masked sites too", 0 },
 	{ "show reasons", cmd_show_reasons, "[all]",
 	  "drops by reason; all: every reason this kernel knows", 0 },
+	{ "show sessions", cmd_show_sessions,
+	  "[live|closed|all] [top N] [sort rx|tx|retrans|drops|age] [pid PID] [port PORT]",
+	  "TCP sessions: owner, addresses, bytes, retransmits, drops, resets", 0 },
 	{ "show stats", cmd_show_stats, "", "drops seen, shown, masked, overflow, alerts", 0 },
 	{ "show masks", cmd_mask_list, "", "the mask rules with their hit counts", 0 },
 	{ "mask add", cmd_mask_add, "FIELD VALUE ...",
@@ -543,6 +607,9 @@ const struct ds_cmd ds_cmds[] = {
 	  DROPSCOPE_CMD_MASK_CLEAR },
 	{ "reset", cmd_simple, "", "set all totals and statistics to zero",
 	  DROPSCOPE_CMD_RESET },
+	{ "watch sessions", cmd_watch_sessions,
+	  "[pid PID] [port PORT] [count N] [timeout DURATION]",
+	  "print each TCP session as it closes", 0 },
 	{ "watch", cmd_watch, "[rounds N] [timeout DURATION]",
 	  "stream alerts until q, Enter or Ctrl-C", 0 },
 	{ "help", cmd_help, "[COMMAND]", "this list, or one command", 0 },

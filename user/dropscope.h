@@ -127,6 +127,8 @@ struct ds_cmd {
 };
 
 extern const struct ds_cmd ds_cmds[];
+int ds_usage(const struct ds_cmd *cmd, const char *what);
+int ds_fail(struct ds_ctx *ctx, int err);
 const struct ds_cmd *ds_cmd_find(int argc, char **argv, int *used);
 int ds_cmd_run(struct ds_ctx *ctx, int argc, char **argv);
 /* Completion: the state-th word that may follow words[0..n-1]. */
@@ -162,6 +164,36 @@ const char *ds_dev_name(uint32_t ifindex, char *buf, size_t len);
 const char *ds_netns_name(uint32_t inum, char *buf, size_t len);
 const char *ds_l3_name(uint32_t l3, char *buf, size_t len);
 const char *ds_l4_name(uint32_t l4, char *buf, size_t len);
+
+/* sessions.c: TCP sessions */
+struct ds_session {
+	uint64_t cookie;
+	uint64_t seq;
+	uint64_t duration_ns;
+	uint64_t tx_bytes;	/* bytes_acked */
+	uint64_t rx_bytes;	/* bytes_received */
+	uint64_t drops;
+	uint32_t retransmits;	/* total_retrans */
+	uint32_t resets_sent;
+	uint32_t resets_received;
+	uint32_t pid;
+	uint16_t lport, rport;
+	uint8_t family;
+	uint8_t state;
+	bool closed;
+	char laddr[48], raddr[48];
+	char comm[16];
+};
+
+int ds_session_parse(struct nlattr *nest, struct ds_session *s);
+const char *ds_tcp_state_name(unsigned int state);
+void ds_session_print(struct ds_print *p, const struct ds_session *s);
+void ds_sessions_print(struct ds_print *p, const struct ds_session *v,
+		       size_t n, size_t top);
+int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
+		      int argc, char **argv);
+int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
+		       int argc, char **argv);
 
 /* watch.c */
 int ds_watch(struct ds_ctx *ctx, uint64_t rounds, uint64_t timeout_ms);

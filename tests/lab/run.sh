@@ -30,7 +30,9 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	permissions bad_input unload shell
 	mask_site mask_reason mask_dev mask_device_gate mask_netns mask_l3
 	mask_l4 mask_unread_udp mask_combined mask_only mask_churn mask_limit
-	mask_bad_rules alert_threshold alert_top alert_ratelimit)
+	mask_bad_rules alert_threshold alert_top alert_ratelimit
+	sessions_exact sessions_live sessions_overflow sessions_parts
+	sessions_unload)
 
 usage() {
 	echo "usage: tests/lab/run.sh [-l] [-t NAME]...   (-l lists the tests)"
@@ -263,7 +265,7 @@ stat_of() { $DS -j show stats | json "d['$1']"; }
 
 test_load() {
 	if load; then ok "insmod"; else fail "insmod"; fi
-	check "stopped after load" '{"running":false,"interval_ms":1000,"capacity":4096,"threshold":0,"top":0,"ratelimit":0,"rules":0}' \
+	check "stopped after load" '{"running":false,"interval_ms":1000,"capacity":4096,"threshold":0,"top":0,"ratelimit":0,"rules":0,"parts":[],"sessions":16384,"closed":4096}' \
 		"$($DS -j status)"
 }
 
@@ -412,11 +414,11 @@ test_permissions() {
 	local perm="" cmd
 	need setpriv
 	setup_module
-	for cmd in 1 2 3 4 d5 d6 7 8 join; do
+	for cmd in 1 2 3 4 d5 d6 7 8 d14 d15 join; do
 		perm="$perm $(nlraw --as-nobody $cmd u32:3=100 2>&1 | cut -d: -f1)"
 	done
 	check "unprivileged: every command and the group refused" \
-		"$(printf ' error EPERM%.0s' 1 2 3 4 5 6 7 8 9)" "$perm"
+		"$(printf ' error EPERM%.0s' 1 2 3 4 5 6 7 8 9 10 11)" "$perm"
 	nobody $DS status > /dev/null 2> "$TMP/perm.err"
 	check "unprivileged CLI: exit 4 and says what to do" "4 1" \
 		"$? $(grep -c 'needs CAP_NET_ADMIN' "$TMP/perm.err")"
@@ -583,6 +585,9 @@ tmux_gone() { ! tmux -L "$1" has-session 2>/dev/null || tmux -L "$1" kill-server
 
 # shellcheck source=tests/lab/masks.sh
 . tests/lab/masks.sh
+
+# shellcheck source=tests/lab/sessions.sh
+. tests/lab/sessions.sh
 
 # --- the runner --------------------------------------------------------------------
 # Tags of the device names must differ between the tests.

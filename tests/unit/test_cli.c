@@ -121,7 +121,7 @@ static void test_complete(void **state)
 	complete(NULL, 0, "sh", out, sizeof(out));
 	assert_string_equal(out, "show");
 	complete(show, 1, "", out, sizeof(out));
-	assert_string_equal(out, "sites reasons stats masks");
+	assert_string_equal(out, "sites reasons sessions stats masks");
 	complete(show, 1, "r", out, sizeof(out));
 	assert_string_equal(out, "reasons");
 	complete(set, 1, "", out, sizeof(out));
@@ -558,6 +558,43 @@ static void test_kallsyms(void **state)
 	ds_syms_free(syms);
 }
 
+/* show sessions: the JSON keys of issue 9, numbers as numbers; the text
+ * table in KiB with resets sent/received. */
+static const struct ds_session test_sess = {
+	.cookie = 0x1f, .pid = 42, .comm = "tcli7", .laddr = "127.0.0.1",
+	.lport = 5001, .raddr = "127.0.0.1", .rport = 40000, .family = 2,
+	.state = 7, .closed = true, .rx_bytes = 4097, .tx_bytes = 1,
+	.retransmits = 2, .drops = 3, .resets_sent = 1,
+	.duration_ns = 2500000,
+};
+
+static void print_sessions(struct ds_print *p, void *arg)
+{
+	ds_sessions_print(p, arg, 1, 1);
+}
+
+static void print_no_sessions(struct ds_print *p, void *arg)
+{
+	ds_sessions_print(p, arg, 0, 0);
+}
+
+static void test_sessions_print(void **state)
+{
+	(void)state;
+	assert_renders(true, print_sessions, (void *)&test_sess,
+		"[{\"pid\":42,\"comm\":\"tcli7\",\"family\":\"ipv4\","
+		"\"laddr\":\"127.0.0.1\",\"lport\":5001,\"raddr\":\"127.0.0.1\","
+		"\"rport\":40000,\"state\":\"CLOSE\",\"rx_bytes\":4097,"
+		"\"tx_bytes\":1,\"retransmits\":2,\"drops\":3,"
+		"\"resets_sent\":1,\"resets_received\":0,\"duration_ms\":2,"
+		"\"closed\":true,\"cookie\":\"0x1f\"}]\n");
+	assert_renders(false, print_sessions, (void *)&test_sess,
+		"PID     COMM            LADDR           LPORT RADDR           RPORT     RX_KB     TX_KB RETRANS  DROPS RESETS  STATE              MS\n"
+		"42      tcli7           127.0.0.1        5001 127.0.0.1       40000         4         0       2      3     1/0 CLOSE           2.500\n");
+	assert_renders(true, print_no_sessions, NULL, "[]\n");
+	assert_renders(false, print_no_sessions, NULL, "no sessions\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -572,6 +609,7 @@ int main(void)
 		cmocka_unit_test(test_sites_plain),
 		cmocka_unit_test(test_sites_split),
 		cmocka_unit_test(test_alert_split),
+		cmocka_unit_test(test_sessions_print),
 		cmocka_unit_test(test_site_sort),
 		cmocka_unit_test(test_kallsyms),
 	};

@@ -44,6 +44,8 @@
  * --------
  *
  * DROPSCOPE_CMD_START: starts monitoring. Totals start again from zero.
+ *     Takes DROPSCOPE_A_PARTS (NLA_U32, enum dropscope_part bits): the
+ *     parts to start; absent, every part. 0 or an unknown bit is refused.
  *     Fails with -EALREADY if monitoring runs.
  *
  * DROPSCOPE_CMD_STOP: stops monitoring (detaches from the tracepoint: no cost
@@ -54,6 +56,9 @@
  *     DROPSCOPE_A_RUNNING: NLA_U8, 1 while monitoring
  *     DROPSCOPE_A_INTERVAL_MS: NLA_U32, the alert interval
  *     DROPSCOPE_A_CAPACITY: NLA_U32, distinct keys per CPU (module parameter)
+ *     DROPSCOPE_A_PARTS: NLA_U32, the parts running (0 while stopped)
+ *     DROPSCOPE_A_SESSIONS_CAPACITY, _CLOSED_CAPACITY: NLA_U32, live
+ *         sessions tracked at once and closes kept (module parameters)
  *
  * DROPSCOPE_CMD_CONFIG_SET: takes
  *     DROPSCOPE_A_INTERVAL_MS: NLA_U32, DROPSCOPE_INTERVAL_MIN_MS to
@@ -101,6 +106,20 @@
  *
  * DROPSCOPE_CMD_MASK_CLEAR: removes every rule.
  *
+ * DROPSCOPE_CMD_SESSIONS_GET (dump): one message per live TCP session with
+ *     one DROPSCOPE_A_SESSION nest, its counters read from the socket as
+ *     the dump reaches it. A session lives from its socket's first state
+ *     change (SYN_SENT or SYN_RECV) after DROPSCOPE_PART_TCP started, to
+ *     TCP_CLOSE. Stopping the part forgets the live sessions.
+ *
+ * DROPSCOPE_CMD_CLOSED_GET (dump): one message per closed session still in
+ *     the ring of recent closes (DROPSCOPE_A_CLOSED_CAPACITY of them),
+ *     oldest first, with its numbers at TCP_CLOSE. A close read by this
+ *     dump, or multicast to a listener in an alert round, is read; one
+ *     overwritten unread is counted in DROPSCOPE_STATS_A_SESSIONS_UNREAD.
+ *     Alert rounds carry one DROPSCOPE_A_SESSION nest per close since the
+ *     last round.
+ *
  * Nested attributes
  * -----------------
  *
@@ -138,6 +157,30 @@
  *     carries.
  *     DROPSCOPE_RULE_A_HITS: NLA_U64, in replies: drops this rule decided
  *
+ * DROPSCOPE_A_SESSION:
+ *     DROPSCOPE_SESSION_A_COOKIE: NLA_U64, the socket's cookie (ss -e
+ *         shows it as sk:)
+ *     DROPSCOPE_SESSION_A_FAMILY: NLA_U8, AF_INET or AF_INET6
+ *     DROPSCOPE_SESSION_A_SADDR, _DADDR: binary, 4 or 16 bytes, network order
+ *     DROPSCOPE_SESSION_A_SPORT, _DPORT: NLA_U16, host order
+ *     DROPSCOPE_SESSION_A_STATE: NLA_U8, the TCP state (TCP_CLOSE: 7)
+ *     DROPSCOPE_SESSION_A_PID, _COMM: the owner: the process that
+ *         connected; for a passive session the first process in whose
+ *         context a state change or a reset of it ran (close(),
+ *         shutdown()); PID 0 until then
+ *     DROPSCOPE_SESSION_A_START_NS: NLA_U64, CLOCK_MONOTONIC at birth
+ *     DROPSCOPE_SESSION_A_DURATION_NS: NLA_U64, to the close, or to now
+ *     DROPSCOPE_SESSION_A_BYTES_ACKED, _BYTES_RECEIVED: NLA_U64, and
+ *     DROPSCOPE_SESSION_A_TOTAL_RETRANS: NLA_U32, the socket's own
+ *         bytes_acked, bytes_received and total_retrans, as ss -ti shows
+ *     DROPSCOPE_SESSION_A_RESETS_SENT, _RESETS_RECEIVED: NLA_U32, from
+ *         tcp:tcp_send_reset and tcp:tcp_receive_reset
+ *     DROPSCOPE_SESSION_A_DROPS: NLA_U64, skb:kfree_skb of packets whose
+ *         skb->sk (else rx_sk, where the kernel passes it) is the socket,
+ *         before its close, while DROPSCOPE_PART_DROPS runs too
+ *     DROPSCOPE_SESSION_A_CLOSED: NLA_FLAG, and DROPSCOPE_SESSION_A_SEQ:
+ *         NLA_U64, its number among the closes, for closed sessions
+ *
  * DROPSCOPE_A_REASON:
  *     DROPSCOPE_REASON_A_ID: NLA_U32
  *     DROPSCOPE_REASON_A_NAME: NLA_NUL_STRING
@@ -157,6 +200,13 @@
  *         EVENTS = SHOWN + MASKED + OVERFLOW + ALLOC_FAILS
  *     DROPSCOPE_STATS_A_TOP_SUPPRESSED: site alerts left out by the top cap
  *     DROPSCOPE_STATS_A_RATELIMITED: alert messages held back by the cap
+ *     DROPSCOPE_STATS_A_SESSIONS_OPENED, _CLOSED, _LIVE: TCP sessions
+ *     DROPSCOPE_STATS_A_SESSIONS_OVERFLOW: sessions born while the table
+ *         (module parameter sessions=) was full: never tracked
+ *     DROPSCOPE_STATS_A_SESSIONS_UNREAD: closes overwritten in the ring
+ *         before anyone read them
+ *     DROPSCOPE_STATS_A_SESSIONS_STALE: entries whose socket turned out
+ *         not to be theirs any more (a close that was not seen)
  *
  * Enums only grow at the end.
  */
@@ -186,6 +236,8 @@ enum dropscope_cmd {
 	DROPSCOPE_CMD_MASK_DEL,
 	DROPSCOPE_CMD_MASK_GET,
 	DROPSCOPE_CMD_MASK_CLEAR,
+	DROPSCOPE_CMD_SESSIONS_GET,
+	DROPSCOPE_CMD_CLOSED_GET,
 	__DROPSCOPE_CMD_MAX
 };
 
@@ -208,6 +260,10 @@ enum dropscope_attr {
 	DROPSCOPE_A_RATELIMIT,
 	DROPSCOPE_A_RULE,
 	DROPSCOPE_A_RULES,
+	DROPSCOPE_A_PARTS,
+	DROPSCOPE_A_SESSION,
+	DROPSCOPE_A_SESSIONS_CAPACITY,
+	DROPSCOPE_A_CLOSED_CAPACITY,
 	__DROPSCOPE_A_MAX
 };
 
@@ -256,6 +312,12 @@ enum dropscope_stats_attr {
 	DROPSCOPE_STATS_A_MASKED,
 	DROPSCOPE_STATS_A_TOP_SUPPRESSED,
 	DROPSCOPE_STATS_A_RATELIMITED,
+	DROPSCOPE_STATS_A_SESSIONS_OPENED,
+	DROPSCOPE_STATS_A_SESSIONS_CLOSED,
+	DROPSCOPE_STATS_A_SESSIONS_LIVE,
+	DROPSCOPE_STATS_A_SESSIONS_OVERFLOW,
+	DROPSCOPE_STATS_A_SESSIONS_UNREAD,
+	DROPSCOPE_STATS_A_SESSIONS_STALE,
 	__DROPSCOPE_STATS_A_MAX
 };
 
@@ -285,5 +347,40 @@ enum dropscope_rule_attr {
 #define DROPSCOPE_RULE_A_MAX (__DROPSCOPE_RULE_A_MAX - 1)
 
 #define DROPSCOPE_MAX_RULES		1024
+
+/* The parts of DROPSCOPE_A_PARTS: bits, each a source of events. */
+enum dropscope_part {
+	DROPSCOPE_PART_DROPS = 1 << 0,	/* skb:kfree_skb: sites */
+	DROPSCOPE_PART_TCP = 1 << 1,	/* TCP sessions */
+};
+
+#define DROPSCOPE_PARTS_ALL	(DROPSCOPE_PART_DROPS | DROPSCOPE_PART_TCP)
+
+enum dropscope_session_attr {
+	DROPSCOPE_SESSION_A_UNSPEC,
+	DROPSCOPE_SESSION_A_PAD,
+	DROPSCOPE_SESSION_A_COOKIE,
+	DROPSCOPE_SESSION_A_FAMILY,
+	DROPSCOPE_SESSION_A_SADDR,
+	DROPSCOPE_SESSION_A_DADDR,
+	DROPSCOPE_SESSION_A_SPORT,
+	DROPSCOPE_SESSION_A_DPORT,
+	DROPSCOPE_SESSION_A_STATE,
+	DROPSCOPE_SESSION_A_PID,
+	DROPSCOPE_SESSION_A_COMM,
+	DROPSCOPE_SESSION_A_START_NS,
+	DROPSCOPE_SESSION_A_DURATION_NS,
+	DROPSCOPE_SESSION_A_BYTES_ACKED,
+	DROPSCOPE_SESSION_A_BYTES_RECEIVED,
+	DROPSCOPE_SESSION_A_TOTAL_RETRANS,
+	DROPSCOPE_SESSION_A_RESETS_SENT,
+	DROPSCOPE_SESSION_A_RESETS_RECEIVED,
+	DROPSCOPE_SESSION_A_DROPS,
+	DROPSCOPE_SESSION_A_CLOSED,
+	DROPSCOPE_SESSION_A_SEQ,
+	__DROPSCOPE_SESSION_A_MAX
+};
+
+#define DROPSCOPE_SESSION_A_MAX (__DROPSCOPE_SESSION_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_DROPSCOPE_H */

@@ -1,0 +1,698 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP sessions: one entry per TCP socket from its birth (SYN_SENT or
+ * SYN_RECV) to TCP_CLOSE, and a ring of the recent closes.
+ *
+ * Hooks: sock:inet_sock_set_state (births, state changes, deaths),
+ * tcp:tcp_send_reset and tcp:tcp_receive_reset. None of them is per
+ * packet; they are not all exported to modules, so they are found by name.
+ * Drops reach sessions from the drop probe (ds_sess_drop()).
+ *
+ * Locking. The table (entries, hash, free list), the ring and the
+ * statistics are under tcp.lock, a raw spinlock taken with interrupts
+ * off: the hooks run in process context or softirq with preemption
+ * disabled by the tracepoint, so on PREEMPT_RT a spinlock_t (a sleeping
+ * lock there) could not be taken; every section under it is short and
+ * bounded (a hash walk, a copy of one entry or record). State changes and
+ * resets are per session, not per packet, so one lock is cheap enough.
+ *
+ * Drops are per packet and come in any context, hard IRQ included: they
+ * take no lock. The drop path finds the entry by socket pointer in a hash
+ * of hlist_nulls chains (entries are preallocated and reused, never freed
+ * while hooks run: type-stable, as SLAB_TYPESAFE_BY_RCU sockets are; a
+ * walk that ends on another chain's nulls restarts) and bumps a per-CPU
+ * cell of that entry. The entry's gen is bumped when it is let go, before
+ * its socket pointer is cleared; the drop path reads gen, the pointer,
+ * then gen again, and tags the cell with gen, so that a drop is never
+ * counted to the next session of that entry. A drop racing with its
+ * session's close may be missed (it is neither before nor after the close).
+ *
+ * Sockets. No reference is taken. A socket in the table cannot be freed
+ * while tcp.lock is held: it passes its TCP_CLOSE hook first, and that
+ * hook removes the entry under the lock. Its identity is checked all the
+ * same: at birth the socket's cookie (sk_cookie, as ss -e shows it) is
+ * generated and kept, and every read of the socket verifies it; TCP
+ * sockets are SLAB_TYPESAFE_BY_RCU, so a read under RCU is of a tcp_sock
+ * even if it was freed and reused, and the cookie tells.
+ *
+ * Owner: the process that connected (current at SYN_SENT, in process
+ * context). A passive session is born in softirq; its owner is the first
+ * process context in which one of the hooks runs for it: a state change
+ * (close(), shutdown()) or a reset sent (an abortive close). Until then,
+ * and when no process ever touched it before it closed, the PID is 0.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hash.h>
+#include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/percpu.h>
+#include <linux/rculist_nulls.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/sock_diag.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/tcp.h>
+#include <linux/tracepoint.h>
+#include <net/inet_sock.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+#include <net/tcp_states.h>
+
+#include "compat.h"
+#include "dropscope.h"
+
+unsigned int ds_sessions_cap = 16384;
+module_param_named(sessions, ds_sessions_cap, uint, 0444);
+MODULE_PARM_DESC(sessions,
+		 "TCP sessions tracked at once, 1 to 1048576 (default 16384)");
+
+unsigned int ds_closed_cap = 4096;
+module_param_named(closed, ds_closed_cap, uint, 0444);
+MODULE_PARM_DESC(closed,
+		 "recent closes kept, 1 to 1048576, rounded up to a power of two (default 4096)");
+
+/* A drop cell: the entry's gen in the top bits, drops below. */
+#define DS_CELL_SHIFT	40
+#define DS_CELL_COUNT	((1ULL << DS_CELL_SHIFT) - 1)
+
+struct ds_sess {
+	struct hlist_nulls_node node;	/* in the hash while live */
+	const struct sock *sk;		/* NULL: free */
+	u32 gen;			/* bumped when let go */
+	u32 next_free;
+	struct ds_sess_info info;	/* what the hooks keep */
+};
+
+static struct {
+	raw_spinlock_t lock;
+	struct ds_sess *e;		/* ds_sessions_cap entries */
+	struct hlist_nulls_head *hash;
+	u32 hash_bits;
+	u32 free;			/* free list head, or U32_MAX */
+	u32 live;
+	struct ds_sess_info *ring;	/* ds_closed_cap records */
+	bool *ring_read;
+	u64 head;			/* closes put into the ring */
+	struct ds_sess_stats st;
+	u64 alerted;			/* under ds_lock: ring head at the last round */
+	bool attached;			/* under ds_lock */
+} tcp = {
+	.lock = __RAW_SPIN_LOCK_UNLOCKED(tcp.lock),
+};
+
+DEFINE_STATIC_KEY_FALSE(ds_sess_drops_key);
+
+/* Each CPU's drop cells, one per entry (too many for alloc_percpu()). */
+static DEFINE_PER_CPU(local64_t *, ds_cells);
+
+/* ---- the drop path: any context, no lock ------------------------------ */
+
+static __always_inline local64_t *ds_cell(unsigned int cpu, u32 i)
+{
+	return per_cpu(ds_cells, cpu) + i;
+}
+
+static __always_inline u64 ds_cell_tag(u32 gen)
+{
+	return (u64)gen << DS_CELL_SHIFT;
+}
+
+/* Count one drop of entry i's session of generation gen, on this CPU. */
+static __always_inline void ds_cell_inc(u32 i, u32 gen)
+{
+	local64_t *c = this_cpu_read(ds_cells) + i;
+	u64 tag = ds_cell_tag(gen), v;
+
+	for (v = local64_read(c); (v & ~DS_CELL_COUNT) != tag;
+	     v = local64_read(c))
+		if (local64_cmpxchg(c, v, tag | 1) == v)
+			return;
+	local64_inc(c);
+}
+
+/* A drop of a packet of sk: count it to sk's session, if tracked. */
+noinline notrace void ds_sess_drop(const struct sock *sk)
+{
+	u32 h = hash_ptr(sk, tcp.hash_bits), gen;
+	struct hlist_nulls_node *n;
+	struct ds_sess *e;
+
+begin:
+	hlist_nulls_for_each_entry_rcu(e, n, &tcp.hash[h], node) {
+		/* pairs with the smp_wmb() in ds_sess_release() */
+		gen = smp_load_acquire(&e->gen);
+		if (READ_ONCE(e->sk) != sk)
+			continue;
+		/* gen again after sk: the entry was not let go in between */
+		smp_rmb();
+		if (READ_ONCE(e->gen) == gen)
+			ds_cell_inc(e - tcp.e, gen);
+		return;
+	}
+	/* the walk was moved to another chain by a reuse: again */
+	if (get_nulls_value(n) != h)
+		goto begin;
+}
+
+/* ---- the table: under tcp.lock ---------------------------------------- */
+
+static u64 ds_sess_drops(u32 i, u32 gen)
+{
+	u64 tag = ds_cell_tag(gen), sum = 0, v;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		v = local64_read(ds_cell(cpu, i));
+		if ((v & ~DS_CELL_COUNT) == tag)
+			sum += v & DS_CELL_COUNT;
+	}
+	return sum;
+}
+
+static struct ds_sess *ds_sess_find(const struct sock *sk)
+{
+	struct hlist_nulls_node *n;
+	struct ds_sess *e;
+
+	lockdep_assert_held(&tcp.lock);
+	hlist_nulls_for_each_entry(e, n, &tcp.hash[hash_ptr(sk, tcp.hash_bits)],
+				   node)
+		if (e->sk == sk)
+			return e;
+	return NULL;
+}
+
+static u64 ds_sk_cookie(const struct sock *sk)
+{
+	return atomic64_read(&sk->sk_cookie);
+}
+
+/* The socket's cookie, made if nobody made it yet: a few atomics. */
+static u64 ds_sk_gen_cookie(const struct sock *sk)
+{
+	u32 c[2];
+
+	sock_diag_save_cookie((struct sock *)sk, c);
+	return c[0] | (u64)c[1] << 32;
+}
+
+/*
+ * Is e still sk's session? A passive session gets its cookie here, at its
+ * first state change after its birth.
+ */
+static bool ds_sess_identity(struct ds_sess *e, const struct sock *sk)
+{
+	if (!e->info.cookie)
+		e->info.cookie = ds_sk_gen_cookie(sk);
+	return e->info.cookie == ds_sk_cookie(sk);
+}
+
+static void ds_sess_addrs(struct ds_sess_info *in, const struct sock *sk)
+{
+	const struct inet_sock *inet = inet_sk(sk);
+
+	in->family = sk->sk_family;
+	in->sport = READ_ONCE(inet->inet_sport);
+	in->dport = READ_ONCE(inet->inet_dport);
+	memset(&in->saddr, 0, sizeof(in->saddr));
+	memset(&in->daddr, 0, sizeof(in->daddr));
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6) {
+		in->saddr = sk->sk_v6_rcv_saddr;
+		in->daddr = sk->sk_v6_daddr;
+		return;
+	}
+#endif
+	in->saddr.s6_addr32[0] = READ_ONCE(inet->inet_saddr);
+	in->daddr.s6_addr32[0] = READ_ONCE(inet->inet_daddr);
+}
+
+/* The first process context that touches the session owns it. */
+static void ds_sess_owner(struct ds_sess_info *in)
+{
+	if (in->pid || !in_task())
+		return;
+	in->pid = task_tgid_nr(current);
+	strscpy_pad(in->comm, current->comm, sizeof(in->comm));
+}
+
+static void ds_sess_read_sock(struct ds_sess_info *in, const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	in->bytes_acked = READ_ONCE(tp->bytes_acked);
+	in->bytes_received = READ_ONCE(tp->bytes_received);
+	in->total_retrans = READ_ONCE(tp->total_retrans);
+}
+
+static void ds_sess_birth(const struct sock *sk, int state)
+{
+	unsigned int cpu;
+	struct ds_sess *e;
+	u32 i = tcp.free;
+
+	if (i == U32_MAX) {
+		tcp.st.overflow++;
+		return;
+	}
+	e = &tcp.e[i];
+	tcp.free = e->next_free;
+	memset(&e->info, 0, sizeof(e->info));
+	/*
+	 * A passive child is born in inet_csk_clone_lock(), which clears the
+	 * cookie it inherited from the listener right after: its cookie is
+	 * made at its next state change (ds_sess_identity()).
+	 */
+	if (state == TCP_SYN_SENT)
+		e->info.cookie = ds_sk_gen_cookie(sk);
+	e->info.state = state;
+	e->info.start_ns = ktime_get_ns();
+	ds_sess_addrs(&e->info, sk);
+	ds_sess_owner(&e->info);
+	/* stale cells of an earlier session; their tags differ anyway */
+	for_each_possible_cpu(cpu)
+		local64_set(ds_cell(cpu, i), 0);
+	WRITE_ONCE(e->sk, sk);
+	hlist_nulls_add_head_rcu(&e->node,
+				 &tcp.hash[hash_ptr(sk, tcp.hash_bits)]);
+	tcp.live++;
+	tcp.st.opened++;
+}
+
+/* Let an entry go: no drop is counted to its session from here on. */
+static void ds_sess_release(struct ds_sess *e)
+{
+	hlist_nulls_del_rcu(&e->node);
+	WRITE_ONCE(e->gen, e->gen + 1);
+	/* pairs with the smp_load_acquire() and smp_rmb() in ds_sess_drop() */
+	smp_wmb();
+	WRITE_ONCE(e->sk, NULL);
+	e->next_free = tcp.free;
+	tcp.free = e - tcp.e;
+	tcp.live--;
+}
+
+/* Session closed: its last numbers into the ring, and let it go. */
+static void ds_sess_close(struct ds_sess *e, const struct sock *sk)
+{
+	struct ds_sess_info *in = &e->info;
+	u64 seq = tcp.head++;
+	u32 slot = seq & (ds_closed_cap - 1);
+
+	in->state = TCP_CLOSE;
+	if (READ_ONCE(inet_sk(sk)->inet_sport))
+		ds_sess_addrs(in, sk);
+	ds_sess_owner(in);
+	ds_sess_read_sock(in, sk);
+	in->drops = ds_sess_drops(e - tcp.e, e->gen);
+	in->duration_ns = ktime_get_ns() - in->start_ns;
+	in->closed = true;
+	in->seq = seq;
+	if (seq >= ds_closed_cap && !tcp.ring_read[slot])
+		tcp.st.unread++;
+	tcp.ring[slot] = *in;
+	tcp.ring_read[slot] = false;
+	tcp.st.closed++;
+	ds_sess_release(e);
+}
+
+/* ---- the hooks: process context or softirq ----------------------------- */
+
+static void ds_state_probe(void *data, const struct sock *sk,
+			   const int oldstate, const int newstate)
+{
+	bool birth = newstate == TCP_SYN_SENT || newstate == TCP_SYN_RECV;
+	unsigned long flags;
+	struct ds_sess *e;
+
+	if (sk->sk_protocol != IPPROTO_TCP || sk->sk_type != SOCK_STREAM)
+		return;
+	raw_spin_lock_irqsave(&tcp.lock, flags);
+	e = ds_sess_find(sk);
+	if (e && !ds_sess_identity(e, sk)) {
+		/* not the session we knew: its close went unseen */
+		tcp.st.stale++;
+		ds_sess_release(e);
+		e = NULL;
+	}
+	if (!e) {
+		if (birth)
+			ds_sess_birth(sk, newstate);
+	} else if (newstate == TCP_CLOSE) {
+		ds_sess_close(e, sk);
+	} else {
+		e->info.state = newstate;
+		ds_sess_addrs(&e->info, sk);
+		ds_sess_owner(&e->info);
+	}
+	raw_spin_unlock_irqrestore(&tcp.lock, flags);
+}
+
+/*
+ * An active reset is sent after the socket went to TCP_CLOSE (tcp_close(),
+ * tcp_disconnect()): its session is in the ring already. Look for it
+ * among the newest closes, by cookie.
+ */
+#define DS_LATE_RESET_DEPTH	16
+
+static void ds_late_reset(const struct sock *sk)
+{
+	u64 cookie = ds_sk_cookie(sk), seq = tcp.head, stop;
+	struct ds_sess_info *r;
+
+	if (!cookie)
+		return;
+	stop = seq > DS_LATE_RESET_DEPTH ? seq - DS_LATE_RESET_DEPTH : 0;
+	if (seq > ds_closed_cap && stop < seq - ds_closed_cap)
+		stop = seq - ds_closed_cap;
+	while (seq-- > stop) {
+		r = &tcp.ring[seq & (ds_closed_cap - 1)];
+		if (r->cookie == cookie) {
+			r->resets_sent++;
+			return;
+		}
+	}
+}
+
+static void ds_rst(const struct sock *sk, bool sent)
+{
+	unsigned long flags;
+	struct ds_sess *e;
+
+	/* NULL, or a request or timewait socket: no session of ours */
+	if (!sk || !sk_fullsock(sk))
+		return;
+	raw_spin_lock_irqsave(&tcp.lock, flags);
+	e = ds_sess_find(sk);
+	if (e && (!e->info.cookie || e->info.cookie == ds_sk_cookie(sk))) {
+		if (sent)
+			e->info.resets_sent++;
+		else
+			e->info.resets_received++;
+		ds_sess_owner(&e->info);
+	} else if (!e && sent) {
+		ds_late_reset(sk);
+	}
+	raw_spin_unlock_irqrestore(&tcp.lock, flags);
+}
+
+static void ds_send_reset_probe(DS_TCP_SEND_RESET_PROBE_ARGS)
+{
+	ds_rst(sk, true);
+}
+
+static void ds_receive_reset_probe(void *data, struct sock *sk)
+{
+	ds_rst(sk, false);
+}
+
+/* The tracepoints, found by name: not all of them are exported. */
+static struct ds_tp {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+	bool on;
+} ds_tps[] = {
+	{ "inet_sock_set_state", ds_state_probe },
+	{ "tcp_send_reset", ds_send_reset_probe },
+	{ "tcp_receive_reset", ds_receive_reset_probe },
+};
+
+static void ds_tp_find(struct tracepoint *tp, void *priv)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ds_tps); i++)
+		if (!strcmp(tp->name, ds_tps[i].name))
+			ds_tps[i].tp = tp;
+}
+
+/* ---- the source: under ds_lock, process context ------------------------ */
+
+/* Forget every live session; the hooks are detached. */
+static void ds_sess_clear_live(void)
+{
+	unsigned long flags;
+	u32 i;
+
+	raw_spin_lock_irqsave(&tcp.lock, flags);
+	for (i = 0; i < ds_sessions_cap; i++)
+		if (tcp.e[i].sk)
+			ds_sess_release(&tcp.e[i]);
+	raw_spin_unlock_irqrestore(&tcp.lock, flags);
+}
+
+static void ds_tcp_unregister(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ds_tps); i++) {
+		if (ds_tps[i].on)
+			tracepoint_probe_unregister(ds_tps[i].tp,
+						    ds_tps[i].probe, NULL);
+		ds_tps[i].on = false;
+	}
+	/* no hook runs on any CPU once this returns */
+	tracepoint_synchronize_unregister();
+}
+
+static int ds_tcp_attach(struct netlink_ext_ack *extack)
+{
+	size_t i;
+	int err;
+
+	lockdep_assert_held(&ds_lock);
+	if (tcp.attached)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(ds_tps); i++) {
+		if (!ds_tps[i].tp) {
+			NL_SET_ERR_MSG(extack,
+				       "this kernel lacks the TCP tracepoints");
+			err = -EOPNOTSUPP;
+			goto err;
+		}
+		err = tracepoint_probe_register(ds_tps[i].tp, ds_tps[i].probe,
+						NULL);
+		if (err) {
+			NL_SET_ERR_MSG(extack,
+				       "cannot attach to the TCP tracepoints");
+			goto err;
+		}
+		ds_tps[i].on = true;
+	}
+	static_branch_enable(&ds_sess_drops_key);
+	tcp.attached = true;
+	return 0;
+err:
+	ds_tcp_unregister();
+	ds_sess_clear_live();
+	return err;
+}
+
+static void ds_tcp_detach(void)
+{
+	lockdep_assert_held(&ds_lock);
+	if (!tcp.attached)
+		return;
+	static_branch_disable(&ds_sess_drops_key);
+	ds_tcp_unregister();
+	tcp.attached = false;
+	/* their sockets are not watched any more: never read them again */
+	ds_sess_clear_live();
+}
+
+static void ds_tcp_fold(void)
+{
+}
+
+/* Closed sessions since the last round, as many as the ring still has. */
+static void ds_tcp_alert(struct ds_round *round)
+{
+	bool muted = ds_round_muted(round);
+	struct ds_sess_info info;
+	unsigned long flags;
+	u64 seq = tcp.alerted;
+	u32 slot;
+
+	lockdep_assert_held(&ds_lock);
+	for (;;) {
+		raw_spin_lock_irqsave(&tcp.lock, flags);
+		if (tcp.head > ds_closed_cap && seq < tcp.head - ds_closed_cap)
+			seq = tcp.head - ds_closed_cap;
+		if (seq >= tcp.head) {
+			raw_spin_unlock_irqrestore(&tcp.lock, flags);
+			break;
+		}
+		slot = seq & (ds_closed_cap - 1);
+		info = tcp.ring[slot];
+		if (!muted)
+			tcp.ring_read[slot] = true;
+		raw_spin_unlock_irqrestore(&tcp.lock, flags);
+		seq++;
+		ds_round_put(round, ds_nl_put_session, &info);
+	}
+	tcp.alerted = seq;
+}
+
+/* Forget the ring and the statistics; live sessions stay while attached. */
+static void ds_tcp_reset(bool attached)
+{
+	unsigned long flags;
+
+	lockdep_assert_held(&ds_lock);
+	raw_spin_lock_irqsave(&tcp.lock, flags);
+	tcp.head = 0;
+	memset(tcp.ring_read, 0, ds_closed_cap * sizeof(*tcp.ring_read));
+	memset(&tcp.st, 0, sizeof(tcp.st));
+	raw_spin_unlock_irqrestore(&tcp.lock, flags);
+	tcp.alerted = 0;
+}
+
+static void ds_tcp_free(void)
+{
+}
+
+const struct ds_source ds_tcp_source = {
+	.name = "tcp",
+	.part = DROPSCOPE_PART_TCP,
+	.attach = ds_tcp_attach,
+	.detach = ds_tcp_detach,
+	.fold = ds_tcp_fold,
+	.alert = ds_tcp_alert,
+	.reset = ds_tcp_reset,
+	.free = ds_tcp_free,
+};
+
+void ds_sessions_stats(struct ds_sess_stats *st)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tcp.lock, flags);
+	*st = tcp.st;
+	st->live = tcp.live;
+	raw_spin_unlock_irqrestore(&tcp.lock, flags);
+}
+
+/*
+ * The live session at or after *cursor, its counters read from the socket
+ * now. Under tcp.lock the socket cannot pass its TCP_CLOSE hook, so it is
+ * not freed; RCU and the cookie check guard a close we never saw.
+ */
+int ds_sess_live_next(u32 *cursor, struct ds_sess_info *info)
+{
+	const struct sock *sk;
+	unsigned long flags;
+	bool found = false;
+	struct ds_sess *e;
+	u32 i;
+
+	lockdep_assert_held(&ds_lock);
+	for (i = *cursor; i < ds_sessions_cap && !found; i++) {
+		e = &tcp.e[i];
+		if (!READ_ONCE(e->sk))
+			continue;
+		rcu_read_lock();
+		raw_spin_lock_irqsave(&tcp.lock, flags);
+		sk = e->sk;
+		if (sk) {
+			*info = e->info;
+			ds_sess_read_sock(info, sk);
+			/* the reads above were of our socket */
+			smp_rmb();
+			found = !e->info.cookie ||
+				ds_sk_cookie(sk) == e->info.cookie;
+			info->drops = ds_sess_drops(i, e->gen);
+			info->duration_ns = ktime_get_ns() - info->start_ns;
+		}
+		raw_spin_unlock_irqrestore(&tcp.lock, flags);
+		rcu_read_unlock();
+	}
+	*cursor = i;
+	return found ? 0 : -ENOENT;
+}
+
+/* The close at or after *cursor still in the ring; it counts as read. */
+int ds_sess_closed_next(u64 *cursor, struct ds_sess_info *info)
+{
+	unsigned long flags;
+	u32 slot;
+	int err = -ENOENT;
+
+	lockdep_assert_held(&ds_lock);
+	raw_spin_lock_irqsave(&tcp.lock, flags);
+	if (tcp.head > ds_closed_cap && *cursor < tcp.head - ds_closed_cap)
+		*cursor = tcp.head - ds_closed_cap;
+	if (*cursor < tcp.head) {
+		slot = *cursor & (ds_closed_cap - 1);
+		*info = tcp.ring[slot];
+		tcp.ring_read[slot] = true;
+		++*cursor;
+		err = 0;
+	}
+	raw_spin_unlock_irqrestore(&tcp.lock, flags);
+	return err;
+}
+
+int ds_sessions_init(void)
+{
+	unsigned int cpu;
+	u32 i, nb;
+
+	if (!ds_sessions_cap || ds_sessions_cap > (1U << 20) ||
+	    !ds_closed_cap || ds_closed_cap > (1U << 20)) {
+		pr_err("sessions and closed must be 1 to 1048576\n");
+		return -EINVAL;
+	}
+	ds_closed_cap = roundup_pow_of_two(ds_closed_cap);
+	nb = roundup_pow_of_two(ds_sessions_cap);
+	tcp.hash_bits = ilog2(nb);
+	tcp.e = kvcalloc(ds_sessions_cap, sizeof(*tcp.e), GFP_KERNEL);
+	tcp.hash = kvcalloc(nb, sizeof(*tcp.hash), GFP_KERNEL);
+	tcp.ring = kvcalloc(ds_closed_cap, sizeof(*tcp.ring), GFP_KERNEL);
+	tcp.ring_read = kvcalloc(ds_closed_cap, sizeof(*tcp.ring_read),
+				 GFP_KERNEL);
+	if (!tcp.e || !tcp.hash || !tcp.ring || !tcp.ring_read)
+		goto err;
+	for_each_possible_cpu(cpu) {
+		per_cpu(ds_cells, cpu) =
+			kvzalloc_node(array_size(ds_sessions_cap,
+						 sizeof(local64_t)),
+				      GFP_KERNEL, cpu_to_node(cpu));
+		if (!per_cpu(ds_cells, cpu))
+			goto err;
+	}
+	for (i = 0; i < nb; i++)
+		INIT_HLIST_NULLS_HEAD(&tcp.hash[i], i);
+	for (i = 0; i < ds_sessions_cap; i++)
+		tcp.e[i].next_free = i + 1 < ds_sessions_cap ? i + 1 : U32_MAX;
+	tcp.free = 0;
+	for_each_kernel_tracepoint(ds_tp_find, NULL);
+	return 0;
+err:
+	ds_sessions_exit();
+	return -ENOMEM;
+}
+
+/* After every source was detached for good. */
+void ds_sessions_exit(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		kvfree(per_cpu(ds_cells, cpu));
+		per_cpu(ds_cells, cpu) = NULL;
+	}
+	kvfree(tcp.e);
+	kvfree(tcp.hash);
+	kvfree(tcp.ring);
+	kvfree(tcp.ring_read);
+	tcp.e = NULL;
+	tcp.hash = NULL;
+	tcp.ring = NULL;
+	tcp.ring_read = NULL;
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Check dropscope's closed TCP sessions against an independent oracle.
+
+  sesscheck.py SESSIONS.json ORACLE.txt TCPGEN.txt [SERVER_PORT]
+
+SESSIONS.json: `dropscope -j show sessions closed`. ORACLE.txt: what
+tests/lab/tcplife.bt printed (the kernel's own bytes_acked, bytes_received,
+total_retrans at TCP_CLOSE, resets and kfree_skb per socket). TCPGEN.txt:
+what tcpgen run printed (owners, bytes, which clients reset). Prints one
+line per mismatch and "checked N" last; exits 1 on any mismatch.
+"""
+import collections
+import json
+import sys
+
+sessions = json.load(open(sys.argv[1]))
+srv_port = int(sys.argv[4]) if len(sys.argv) > 4 else 5001
+closes = {}
+resets = collections.Counter()
+for line in open(sys.argv[2]):
+    f = line.split()
+    if not f:
+        continue
+    if f[0] == "close":
+        key = (int(f[1]), int(f[2]))
+        closes[key] = dict(tx_bytes=int(f[3]), rx_bytes=int(f[4]),
+                           retransmits=int(f[5]), drops=int(f[6]))
+    elif f[0] in ("rst_sent", "rst_recv"):
+        resets[(f[0], int(f[1]), int(f[2]))] += 1
+clients, server = {}, None
+for line in open(sys.argv[3]):
+    f = line.split()
+    if f and f[0] == "cli":
+        clients[int(f[3])] = dict(pid=int(f[1]), comm=f[2], tx=int(f[4]),
+                                  rx=int(f[5]), rst=int(f[6]))
+    elif f and f[0] == "srv":
+        server = dict(pid=int(f[1]), comm=f[2])
+
+bad = 0
+def mismatch(what, s, want, got):
+    global bad
+    bad += 1
+    print(f"{s['lport']}->{s['rport']} {what}: expected {want}, got {got}")
+
+checked = 0
+by_key = {(s["lport"], s["rport"]): s for s in sessions}
+for port, c in clients.items():
+    for key, side in (((port, srv_port), "cli"), ((srv_port, port), "srv")):
+        s = by_key.get(key)
+        if s is None:
+            bad += 1
+            print(f"{key}: no closed session")
+            continue
+        checked += 1
+        o = closes.get(key)
+        if o is None:
+            mismatch("oracle close", s, "seen", "none")
+            continue
+        for k in ("tx_bytes", "rx_bytes", "retransmits", "drops"):
+            if s[k] != o[k]:
+                mismatch(k, s, o[k], s[k])
+        owner = c if side == "cli" else server
+        if s["pid"] != owner["pid"] or s["comm"] != owner["comm"]:
+            mismatch("owner", s, f"{owner['pid']}/{owner['comm']}",
+                     f"{s['pid']}/{s['comm']}")
+        # the bytes each process moved; bytes_received counts the
+        # peer's FIN too (rcv_nxt moves over it), absent after a reset
+        want_rx = c["rx"] if side == "cli" else c["tx"]
+        if s["rx_bytes"] - want_rx not in (0, 1):
+            mismatch("rx_bytes vs the process", s, want_rx, s["rx_bytes"])
+        want_sent = c["rst"] if side == "cli" else 0
+        want_recv = c["rst"] if side == "srv" else 0
+        if s["resets_sent"] != want_sent or \
+           resets[("rst_sent",) + key] != want_sent:
+            mismatch("resets_sent", s, want_sent,
+                     f"{s['resets_sent']} (oracle {resets[('rst_sent',) + key]})")
+        if s["resets_received"] != want_recv or \
+           resets[("rst_recv",) + key] != want_recv:
+            mismatch("resets_received", s, want_recv,
+                     f"{s['resets_received']} (oracle {resets[('rst_recv',) + key]})")
+        if s["state"] != "CLOSE":
+            mismatch("state", s, "CLOSE", s["state"])
+print(f"checked {checked}")
+sys.exit(1 if bad or not checked else 0)

@@ -1,0 +1,203 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# TCP sessions: test functions sourced by tests/lab/run.sh, which runs them
+# (its helpers, KTAP results, per-test names and cleanup). Every number is
+# checked exactly against the kernel's own: bpftrace reading the tcp_sock
+# at TCP_CLOSE (tests/lab/tcplife.bt), ss -ti for live sessions, and what
+# tcpgen did. The sessions run on lo, each test on ports of its own.
+
+TG=$BIN/tcpgen
+
+# oracle_start FILE: bpftrace in the background, its output in $TMP/FILE;
+# returns once its probes see a close
+oracle_start() {
+	local rx=0 i
+	grep -q rx_sk $T/events/skb/kfree_skb/format && rx='(uint64)args->rx_sk'
+	sed "s/RX_SK/$rx/" tests/lab/tcplife.bt > "$TMP/tcplife.bt"
+	bpftrace "$TMP/tcplife.bt" > "$TMP/$1" 2> "$TMP/$1.err" &
+	oracle=$!
+	defer kill_quiet $oracle
+	wait_for 120 grep -q Attaching "$TMP/$1" || return 1
+	# "Attaching" comes before the probes are: wait until one sees a close
+	for i in $(seq 60); do
+		$TG run 1 5099 0 > /dev/null
+		grep -q "^close 5099 " "$TMP/$1" && return 0
+		sleep 0.5
+	done
+	return 1
+}
+oracle_stop() { sleep 1; kill -INT $oracle; wait $oracle; }
+
+# netem_lo LOSS: lose packets on lo until netem_off or the test's end;
+# 1 if it could not
+netem_lo() {
+	tc qdisc add dev lo root netem loss "$1" 2>/dev/null || return 1
+	defer netem_off
+}
+netem_off() { ! tc qdisc show dev lo | grep -q netem || tc qdisc del dev lo root; }
+
+# hold N PORT FILE: N sessions held open by tcpgen (comm thold); sets holder
+hold() {
+	$TG hold "$1" "$2" > "$TMP/$3" &
+	holder=$!
+	defer kill_quiet $holder
+	wait_for 30 grep -q ready "$TMP/$3" || abort "tcpgen hold did not get ready"
+}
+
+# closes, IPv4 and IPv6, with resets and under loss, against the oracle
+test_sessions_exact() {
+	local r loss=0 oracle
+	need bpftrace tc
+	setup_module
+	$DS start
+	oracle_start oracle.txt ||
+		abort "bpftrace oracle did not attach: $(cat "$TMP/oracle.txt.err")"
+	$TG run 24 5001 4 > "$TMP/gen4.txt"
+	$TG -6 run 8 5003 3 > "$TMP/gen6.txt"
+	if netem_lo 4%; then
+		loss=1
+		$TG run 6 5005 0 > "$TMP/genloss.txt"
+		netem_off
+	fi
+	oracle_stop
+	$DS -j show sessions closed > "$TMP/closed.json"
+	r=$(python3 tests/lab/sesscheck.py "$TMP/closed.json" "$TMP/oracle.txt" "$TMP/gen4.txt" 5001)
+	check "sessions: 24 IPv4 closes exact (bytes, retrans, drops, resets, owner)" "checked 48" "$r"
+	r=$(python3 tests/lab/sesscheck.py "$TMP/closed.json" "$TMP/oracle.txt" "$TMP/gen6.txt" 5003)
+	check "sessions: 8 IPv6 closes exact" "checked 16" "$r"
+	if [ $loss = 1 ]; then
+		r=$(python3 tests/lab/sesscheck.py "$TMP/closed.json" "$TMP/oracle.txt" "$TMP/genloss.txt" 5005)
+		check "sessions: 6 closes under netem loss exact" "checked 12" "$r"
+		r=$(json "sum(s['retransmits'] for s in d if 5005 in (s['lport'], s['rport']))" < "$TMP/closed.json")
+		echo "# retransmits under loss: $r"
+	else
+		skip "sessions: 6 closes under netem loss exact" "no netem"
+	fi
+	$DS stop
+}
+
+# live sessions against ss -ti; the owners of both ends
+test_sessions_live() {
+	local r holder
+	need ss
+	setup_module
+	$DS start tcp
+	hold 5 5007 hold.txt
+	$DS -j show sessions port 5007 > "$TMP/live.json"
+	ss -tinH "( sport = :5007 or dport = :5007 )" > "$TMP/ss.txt"
+	r=$(python3 - "$TMP/live.json" "$TMP/ss.txt" $holder <<-'PY'
+	import json, re, sys
+	live = json.load(open(sys.argv[1])); pid = int(sys.argv[3])
+	lines = open(sys.argv[2]).read().split("\n")
+	ss = {}
+	for i in range(0, len(lines) - 1, 2):
+	    f = lines[i].split()
+	    if len(f) < 5:
+	        continue
+	    lp = int(f[3].rsplit(":", 1)[1]); rp = int(f[4].rsplit(":", 1)[1])
+	    g = lambda k: int(re.search(k + r":(\d+)", lines[i + 1]).group(1)) if re.search(k + r":(\d+)", lines[i + 1]) else 0
+	    ss[(lp, rp)] = (g("bytes_acked"), g("bytes_received"), g("retrans:\\d+/"))
+	# the owner of a passive end is known once a process closes it
+	bad = [s for s in live if ss.get((s["lport"], s["rport"]))
+	       != (s["tx_bytes"], s["rx_bytes"], s["retransmits"])
+	       or s["state"] != "ESTABLISHED"
+	       or (s["rport"] == 5007 and (s["pid"], s["comm"]) != (pid, "thold"))
+	       or (s["lport"] == 5007 and s["pid"] != 0)]
+	print(f"{len(live)} live, {len(ss)} in ss, {len(bad)} differ")
+	PY
+	)
+	check "sessions: live bytes equal ss -ti, active owner thold" "10 live, 10 in ss, 0 differ" "$r"
+	kill $holder
+	wait $holder
+	r=$($DS -j show sessions closed port 5007 | json "sorted(set((s['pid'], s['comm']) for s in d)) == [($holder, 'thold')]")
+	check "sessions: passive ends owned by the process that closed them" True "$r"
+	$DS stop
+}
+
+# a tiny table and ring: what does not fit is counted
+test_sessions_overflow() {
+	local holder
+	setup_module sessions=4 closed=8
+	$DS start tcp
+	hold 3 5009 hold.txt
+	check "sessions: 6 sessions, 4 fit" "4 2" "$(stat_of sessions_live) $(stat_of sessions_overflow)"
+	kill $holder
+	wait $holder
+	$TG run 10 5011 0 > /dev/null
+	check "sessions: 24 closes, 8 kept, 16 overwritten unread" \
+		"24 8 16" "$(stat_of sessions_closed) $($DS -j show sessions closed | json 'len(d)') $(stat_of sessions_unread)"
+	$TG run 2 5013 0 > /dev/null
+	check "sessions: closes read by a dump are not counted unread" \
+		"28 16" "$(stat_of sessions_closed) $(stat_of sessions_unread)"
+	$DS stop
+}
+
+# start picks parts; status says which run; bad parts are refused
+test_sessions_parts() {
+	local cfg
+	setup_module
+	sbad() { # sbad NAME PATTERN NLRAW_ARGS...: refused, with this message
+		local name=$1 want=$2 out
+		shift 2
+		out=$(nlraw "$@")
+		if [[ $out == $want ]]; then ok "bad input: $name ($out)"
+		else fail "bad input: $name" "got: $out"; fi
+	}
+	$DS start drops
+	check "start drops: only drops run" '["drops"]' "$($DS -j status | json "json.dumps(d['parts'])")"
+	gen udp 5 $UDP_CLOSED
+	check "start drops: drops are counted, sessions are not" "5 0" \
+		"$(stat_of events) $(stat_of sessions_opened)"
+	sbad "start while running" "error EALREADY*" 1
+	$DS stop
+	cfg=$($DS -j status)
+	sbad "start with parts 0" "error EINVAL*no part to start*" 1 u32:16=0
+	sbad "start with an unknown part" "error EINVAL*: ?*" 1 u32:16=4
+	check "refused starts leave it stopped" "$cfg" "$($DS -j status)"
+	$DS start tcp drops
+	check "start tcp drops: both run" '["drops", "tcp"]' "$($DS -j status | json "json.dumps(d['parts'])")"
+	$DS stop
+	$DS start tcp
+	gen udp 5 $UDP_CLOSED
+	check "start tcp: no drop is counted" 0 "$(stat_of events)"
+	$DS stop
+	$DS start
+	check "start: both run" '["drops", "tcp"]' "$($DS -j status | json "json.dumps(d['parts'])")"
+	$DS stop
+	check "stopped: no part runs" '[]' "$($DS -j status | json "json.dumps(d['parts'])")"
+	$DS start bogus > /dev/null 2>&1
+	check "CLI refuses 'start bogus' (exit 2), config unchanged" "2 $cfg" "$? $($DS -j status)"
+}
+
+# rmmod while sessions open and close on two CPUs
+test_sessions_unload() {
+	local c0 c1
+	need taskset
+	if [ "$(nproc)" -lt 2 ]; then
+		skip "sessions: rmmod while sessions churn on two CPUs" "one CPU only"
+		return
+	fi
+	setup_module
+	dmesg -C
+	$DS start
+	taskset -c 0 $TG churn 4 5015 > /dev/null 2>&1 &
+	c0=$!
+	defer kill_quiet $c0
+	taskset -c 1 $TG churn 4 5017 > /dev/null 2>&1 &
+	c1=$!
+	defer kill_quiet $c1
+	sleep 1.5
+	unload && ok "sessions: rmmod while sessions churn on two CPUs" ||
+		fail "sessions: rmmod while sessions churn on two CPUs"
+	wait $c0 $c1
+	if dmesg | grep -E "WARNING|BUG|Oops|KASAN|leak|refcount" > "$TMP/dmesg.sess"; then
+		fail "sessions: no warning in dmesg" "$(cat "$TMP/dmesg.sess")"
+	else
+		ok "sessions: no warning in dmesg"
+	fi
+	if load && $DS start tcp && $TG run 2 5019 0 > /dev/null && $DS stop; then
+		check "sessions: reload works" 4 "$(stat_of sessions_closed)"
+	else
+		fail "sessions: reload works" "insmod, start, 2 sessions or stop failed"
+	fi
+}

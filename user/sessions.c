@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP sessions: show sessions (live from the module's table, closed from
+ * its ring) and watch sessions (each close as the alert rounds bring it).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include "dropscope.h"
+
+static const char *const ds_tcp_states[] = {
+	[1] = "ESTABLISHED", [2] = "SYN_SENT", [3] = "SYN_RECV",
+	[4] = "FIN_WAIT1", [5] = "FIN_WAIT2", [6] = "TIME_WAIT",
+	[7] = "CLOSE", [8] = "CLOSE_WAIT", [9] = "LAST_ACK",
+	[10] = "LISTEN", [11] = "CLOSING", [12] = "NEW_SYN_RECV",
+};
+
+/* The kernel's name of a TCP state (include/net/tcp_states.h). */
+const char *ds_tcp_state_name(unsigned int state)
+{
+	if (state < sizeof(ds_tcp_states) / sizeof(ds_tcp_states[0]) &&
+	    ds_tcp_states[state])
+		return ds_tcp_states[state];
+	return "UNKNOWN";
+}
+
+static const struct nla_policy ds_sess_policy[DROPSCOPE_SESSION_A_MAX + 1] = {
+	[DROPSCOPE_SESSION_A_COOKIE] = { .type = NLA_U64 },
+	[DROPSCOPE_SESSION_A_FAMILY] = { .type = NLA_U8 },
+	[DROPSCOPE_SESSION_A_SPORT] = { .type = NLA_U16 },
+	[DROPSCOPE_SESSION_A_DPORT] = { .type = NLA_U16 },
+	[DROPSCOPE_SESSION_A_STATE] = { .type = NLA_U8 },
+	[DROPSCOPE_SESSION_A_PID] = { .type = NLA_U32 },
+	[DROPSCOPE_SESSION_A_COMM] = { .type = NLA_STRING },
+	[DROPSCOPE_SESSION_A_START_NS] = { .type = NLA_U64 },
+	[DROPSCOPE_SESSION_A_DURATION_NS] = { .type = NLA_U64 },
+	[DROPSCOPE_SESSION_A_BYTES_ACKED] = { .type = NLA_U64 },
+	[DROPSCOPE_SESSION_A_BYTES_RECEIVED] = { .type = NLA_U64 },
+	[DROPSCOPE_SESSION_A_TOTAL_RETRANS] = { .type = NLA_U32 },
+	[DROPSCOPE_SESSION_A_RESETS_SENT] = { .type = NLA_U32 },
+	[DROPSCOPE_SESSION_A_RESETS_RECEIVED] = { .type = NLA_U32 },
+	[DROPSCOPE_SESSION_A_DROPS] = { .type = NLA_U64 },
+	[DROPSCOPE_SESSION_A_CLOSED] = { .type = NLA_FLAG },
+	[DROPSCOPE_SESSION_A_SEQ] = { .type = NLA_U64 },
+};
+
+static uint64_t ds_u64(struct nlattr **tb, int a)
+{
+	return tb[a] ? nla_get_u64(tb[a]) : 0;
+}
+
+static uint32_t ds_u32(struct nlattr **tb, int a)
+{
+	return tb[a] ? nla_get_u32(tb[a]) : 0;
+}
+
+static void ds_addr(struct nlattr *a, int family, char *buf, size_t len)
+{
+	int af = family == AF_INET6 ? AF_INET6 : AF_INET;
+
+	if (!a || nla_len(a) != (af == AF_INET6 ? 16 : 4) ||
+	    !inet_ntop(af, nla_data(a), buf, (socklen_t)len))
+		snprintf(buf, len, "-");
+}
+
+int ds_session_parse(struct nlattr *nest, struct ds_session *s)
+{
+	struct nlattr *tb[DROPSCOPE_SESSION_A_MAX + 1];
+
+	memset(s, 0, sizeof(*s));
+	if (nla_parse_nested(tb, DROPSCOPE_SESSION_A_MAX, nest,
+			     (struct nla_policy *)ds_sess_policy) < 0 ||
+	    !tb[DROPSCOPE_SESSION_A_COOKIE] || !tb[DROPSCOPE_SESSION_A_FAMILY])
+		return -EINVAL;
+	s->cookie = ds_u64(tb, DROPSCOPE_SESSION_A_COOKIE);
+	s->seq = ds_u64(tb, DROPSCOPE_SESSION_A_SEQ);
+	s->duration_ns = ds_u64(tb, DROPSCOPE_SESSION_A_DURATION_NS);
+	s->tx_bytes = ds_u64(tb, DROPSCOPE_SESSION_A_BYTES_ACKED);
+	s->rx_bytes = ds_u64(tb, DROPSCOPE_SESSION_A_BYTES_RECEIVED);
+	s->drops = ds_u64(tb, DROPSCOPE_SESSION_A_DROPS);
+	s->retransmits = ds_u32(tb, DROPSCOPE_SESSION_A_TOTAL_RETRANS);
+	s->resets_sent = ds_u32(tb, DROPSCOPE_SESSION_A_RESETS_SENT);
+	s->resets_received = ds_u32(tb, DROPSCOPE_SESSION_A_RESETS_RECEIVED);
+	s->pid = ds_u32(tb, DROPSCOPE_SESSION_A_PID);
+	s->family = nla_get_u8(tb[DROPSCOPE_SESSION_A_FAMILY]);
+	if (tb[DROPSCOPE_SESSION_A_STATE])
+		s->state = nla_get_u8(tb[DROPSCOPE_SESSION_A_STATE]);
+	if (tb[DROPSCOPE_SESSION_A_SPORT])
+		s->lport = nla_get_u16(tb[DROPSCOPE_SESSION_A_SPORT]);
+	if (tb[DROPSCOPE_SESSION_A_DPORT])
+		s->rport = nla_get_u16(tb[DROPSCOPE_SESSION_A_DPORT]);
+	s->closed = tb[DROPSCOPE_SESSION_A_CLOSED];
+	ds_addr(tb[DROPSCOPE_SESSION_A_SADDR], s->family, s->laddr,
+		sizeof(s->laddr));
+	ds_addr(tb[DROPSCOPE_SESSION_A_DADDR], s->family, s->raddr,
+		sizeof(s->raddr));
+	if (tb[DROPSCOPE_SESSION_A_COMM])
+		nla_strlcpy(s->comm, tb[DROPSCOPE_SESSION_A_COMM],
+			    sizeof(s->comm));
+	if (!s->comm[0])
+		snprintf(s->comm, sizeof(s->comm), "-");
+	return 0;
+}
+
+/*
+ * show sessions: one row per session, tcptop-like; the last column is the
+ * state, then the age (live) or the duration (closed) in milliseconds.
+ * The resets are sent/received, two fields in one column.
+ */
+static const struct ds_col ds_sess_cols[] = {
+	{ "pid", "PID", "", 7, 0 },
+	{ "comm", "COMM", " ", 15, 0 },
+	{ "laddr", "LADDR", " ", 15, 0 },
+	{ "lport", "LPORT", " ", 5, DS_COL_RIGHT },
+	{ "raddr", "RADDR", " ", 15, 0 },
+	{ "rport", "RPORT", " ", 5, DS_COL_RIGHT },
+	{ "rx_bytes", "RX_KB", " ", 9, DS_COL_RIGHT },
+	{ "tx_bytes", "TX_KB", " ", 9, DS_COL_RIGHT },
+	{ "retransmits", "RETRANS", " ", 7, DS_COL_RIGHT },
+	{ "drops", "DROPS", " ", 6, DS_COL_RIGHT },
+	{ "resets_sent", "RESETS", " ", 6, DS_COL_RIGHT },
+	{ "resets_received", "", "", 1, 0 },
+	{ "state", "STATE", " ", 11, 0 },
+	{ "duration_ms", "MS", " ", 9, DS_COL_RIGHT },
+	{ NULL, NULL, " ", 0, 0 },
+};
+
+/*
+ * watch sessions: one line per close as tcplife prints it, the duration
+ * last; the header is printed once, so the columns keep their widths.
+ */
+static const struct ds_col ds_close_cols[] = {
+	{ "pid", NULL, "", 7, 0 },
+	{ "comm", NULL, " ", 15, 0 },
+	{ "laddr", NULL, " ", 15, 0 },
+	{ "lport", NULL, " ", 5, DS_COL_RIGHT },
+	{ "raddr", NULL, " ", 15, 0 },
+	{ "rport", NULL, " ", 5, DS_COL_RIGHT },
+	{ "rx_bytes", NULL, " ", 9, DS_COL_RIGHT },
+	{ "tx_bytes", NULL, " ", 9, DS_COL_RIGHT },
+	{ "retransmits", NULL, " ", 7, DS_COL_RIGHT },
+	{ "drops", NULL, " ", 6, DS_COL_RIGHT },
+	{ "resets_sent", NULL, " ", 6, DS_COL_RIGHT },
+	{ "resets_received", NULL, "", 1, 0 },
+	{ "duration_ms", NULL, " ", 9, DS_COL_RIGHT },
+	{ NULL, NULL, " ", 0, 0 },
+};
+
+#define DS_NCOLS(c) ((int)(sizeof(c) / sizeof((c)[0])))
+
+/* The header of watch sessions, as wide as ds_close_cols. */
+static void ds_close_head(struct ds_print *p)
+{
+	ds_print_text(p, "%-7s %-15s %-15s %5s %-15s %5s %9s %9s %7s %6s %-7s %9s\n",
+		      "PID", "COMM", "LADDR", "LPORT", "RADDR", "RPORT",
+		      "RX_KB", "TX_KB", "RETRANS", "DROPS", "RESETS", "MS");
+}
+
+/* A session: a row of show sessions or of watch sessions. */
+void ds_session_print(struct ds_print *p, const struct ds_session *s)
+{
+	char rx[24], tx[24], ms[32];
+
+	snprintf(rx, sizeof(rx), "%" PRIu64, s->rx_bytes / 1024);
+	snprintf(tx, sizeof(tx), "%" PRIu64, s->tx_bytes / 1024);
+	snprintf(ms, sizeof(ms), "%.3f", (double)s->duration_ns / 1e6);
+	ds_print_open_obj(p, NULL);
+	ds_print_u32(p, DS_ANY, "pid", "%" PRIu32, s->pid);
+	ds_print_str(p, DS_ANY, "comm", "%s", s->comm);
+	ds_print_str(p, DS_JSON, "family", NULL,
+		     s->family == AF_INET6 ? "ipv6" : "ipv4");
+	ds_print_str(p, DS_ANY, "laddr", "%s", s->laddr);
+	ds_print_u32(p, DS_ANY, "lport", "%" PRIu32, s->lport);
+	ds_print_str(p, DS_ANY, "raddr", "%s", s->raddr);
+	ds_print_u32(p, DS_ANY, "rport", "%" PRIu32, s->rport);
+	ds_print_str(p, DS_ANY, "state", "%s", ds_tcp_state_name(s->state));
+	ds_print_u64_as(p, DS_ANY, "rx_bytes", "%s", s->rx_bytes, rx);
+	ds_print_u64_as(p, DS_ANY, "tx_bytes", "%s", s->tx_bytes, tx);
+	ds_print_u32(p, DS_ANY, "retransmits", "%" PRIu32, s->retransmits);
+	ds_print_u64(p, DS_ANY, "drops", "%" PRIu64, s->drops);
+	ds_print_u32(p, DS_ANY, "resets_sent", "%" PRIu32 "/",
+		     s->resets_sent);
+	ds_print_u32(p, DS_ANY, "resets_received", "%" PRIu32,
+		     s->resets_received);
+	ds_print_u64_as(p, DS_ANY, "duration_ms", "%s",
+			s->duration_ns / 1000000, ms);
+	ds_print_bool(p, DS_JSON, "closed", NULL, s->closed);
+	ds_print_hex(p, DS_JSON, "cookie", NULL, s->cookie);
+	ds_print_close_obj(p);
+}
+
+/* show sessions: the first top of n sessions. */
+void ds_sessions_print(struct ds_print *p, const struct ds_session *v,
+		       size_t n, size_t top)
+{
+	size_t i;
+
+	if (top > n)
+		top = n;
+	ds_print_open_table(p, NULL, ds_sess_cols, DS_NCOLS(ds_sess_cols),
+			    DS_TABLE_HEAD);
+	for (i = 0; i < top; i++)
+		ds_session_print(p, &v[i]);
+	ds_print_close_table(p);
+	if (!n)
+		ds_print_text(p, "no sessions\n");
+	else if (top < n)
+		ds_print_text(p, "(%zu more sessions)\n", n - top);
+}
+
+/* watch sessions: the closes of one alert message, each a JSON line. */
+static void ds_closes_print(struct ds_print *p, const struct ds_session *v,
+			    size_t n)
+{
+	size_t i;
+
+	if (p->json) {
+		for (i = 0; i < n; i++)
+			ds_session_print(p, &v[i]);
+		return;
+	}
+	ds_print_open_table(p, NULL, ds_close_cols, DS_NCOLS(ds_close_cols), 0);
+	for (i = 0; i < n; i++)
+		ds_session_print(p, &v[i]);
+	ds_print_close_table(p);
+}
+
+struct ds_sessions {
+	struct ds_session *v;
+	size_t n, cap;
+	size_t base;		/* where the dump under way began */
+};
+
+/* A dump marked interrupted runs again: drop what it added. */
+static void ds_sessions_reset(void *arg)
+{
+	struct ds_sessions *s = arg;
+
+	s->n = s->base;
+}
+
+static int ds_sessions_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+			  void *arg)
+{
+	struct ds_sessions *s = arg;
+
+	(void)attrs;
+	(void)len;
+	if (!tb[DROPSCOPE_A_SESSION])
+		return -EINVAL;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		struct ds_session *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	if (ds_session_parse(tb[DROPSCOPE_A_SESSION], &s->v[s->n]))
+		return -EINVAL;
+	s->n++;
+	return 0;
+}
+
+enum ds_sort { DS_SORT_RX, DS_SORT_TX, DS_SORT_RETRANS, DS_SORT_DROPS,
+	       DS_SORT_AGE };
+static enum ds_sort ds_sort_key;
+
+static uint64_t ds_sort_val(const struct ds_session *s)
+{
+	switch (ds_sort_key) {
+	case DS_SORT_TX:
+		return s->tx_bytes;
+	case DS_SORT_RETRANS:
+		return s->retransmits;
+	case DS_SORT_DROPS:
+		return s->drops;
+	case DS_SORT_AGE:
+		return s->duration_ns;
+	default:
+		return s->rx_bytes;
+	}
+}
+
+/* Largest first; ties by cookie, so the order is stable. */
+static int ds_sess_cmp(const void *a, const void *b)
+{
+	const struct ds_session *x = a, *y = b;
+	uint64_t u = ds_sort_val(x), v = ds_sort_val(y);
+
+	if (u != v)
+		return u < v ? 1 : -1;
+	return x->cookie < y->cookie ? -1 : x->cookie > y->cookie;
+}
+
+struct ds_sess_filter {
+	uint64_t pid;		/* UINT64_MAX: any */
+	uint64_t port;		/* UINT64_MAX: any; local or remote */
+};
+
+static bool ds_sess_match(const struct ds_sess_filter *f,
+			  const struct ds_session *s)
+{
+	return (f->pid == UINT64_MAX || s->pid == f->pid) &&
+	       (f->port == UINT64_MAX || s->lport == f->port ||
+		s->rport == f->port);
+}
+
+/* pid PID, port PORT: returns 1 if argv[*a] was one, -1 if bad. */
+static int ds_sess_filter_arg(struct ds_sess_filter *f, int argc, char **argv,
+			      int *a)
+{
+	if (*a + 1 >= argc)
+		return 0;
+	if (!strcmp(argv[*a], "pid"))
+		return ds_parse_u64(argv[++*a], 0, UINT32_MAX, &f->pid) ? -1 : 1;
+	if (!strcmp(argv[*a], "port"))
+		return ds_parse_u64(argv[++*a], 0, 65535, &f->port) ? -1 : 1;
+	return 0;
+}
+
+int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
+		      int argc, char **argv)
+{
+	struct ds_sess_filter f = { UINT64_MAX, UINT64_MAX };
+	struct ds_print p = { .f = stdout, .json = ctx->json };
+	bool live = true, closed = false;
+	struct ds_sessions s = { 0 };
+	uint64_t top = UINT64_MAX;
+	size_t i, n = 0;
+	int a, r, err;
+
+	ds_sort_key = DS_SORT_RX;
+	for (a = 0; a < argc; a++) {
+		r = ds_sess_filter_arg(&f, argc, argv, &a);
+		if (r < 0)
+			return ds_usage(self, "pid and port need a number");
+		if (r)
+			continue;
+		if (!strcmp(argv[a], "live")) {
+			live = true;
+			closed = false;
+		} else if (!strcmp(argv[a], "closed")) {
+			live = false;
+			closed = true;
+		} else if (!strcmp(argv[a], "all")) {
+			live = closed = true;
+		} else if (!strcmp(argv[a], "top") && a + 1 < argc) {
+			if (ds_parse_u64(argv[++a], 1, UINT32_MAX, &top))
+				return ds_usage(self, "top needs a positive number");
+		} else if (!strcmp(argv[a], "sort") && a + 1 < argc) {
+			const char *k = argv[++a];
+
+			if (!strcmp(k, "rx"))
+				ds_sort_key = DS_SORT_RX;
+			else if (!strcmp(k, "tx"))
+				ds_sort_key = DS_SORT_TX;
+			else if (!strcmp(k, "retrans"))
+				ds_sort_key = DS_SORT_RETRANS;
+			else if (!strcmp(k, "drops"))
+				ds_sort_key = DS_SORT_DROPS;
+			else if (!strcmp(k, "age"))
+				ds_sort_key = DS_SORT_AGE;
+			else
+				return ds_usage(self, "sort by rx, tx, retrans, drops or age");
+		} else {
+			return ds_usage(self, "unknown argument");
+		}
+	}
+	err = ds_ctx_nl(ctx);
+	if (err)
+		return err;
+	if (live)
+		err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_SESSIONS_GET,
+				 ds_sessions_cb, ds_sessions_reset, &s);
+	s.base = s.n;
+	if (!err && closed)
+		err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_CLOSED_GET,
+				 ds_sessions_cb, ds_sessions_reset, &s);
+	if (err) {
+		free(s.v);
+		return ds_fail(ctx, err);
+	}
+	for (i = 0; i < s.n; i++)
+		if (ds_sess_match(&f, &s.v[i]))
+			s.v[n++] = s.v[i];
+	s.n = n;
+	qsort(s.v, s.n, sizeof(*s.v), ds_sess_cmp);
+	ds_sessions_print(&p, s.v, s.n, (size_t)top);
+	free(s.v);
+	return DS_OK;
+}
+
+/* ---- watch sessions ---------------------------------------------------- */
+
+static volatile sig_atomic_t ds_sess_interrupted;
+
+static void ds_sess_on_signal(int sig)
+{
+	(void)sig;
+	ds_sess_interrupted = 1;
+}
+
+struct ds_sess_watch {
+	struct ds_print p;
+	struct ds_sess_filter f;
+	uint64_t seen;		/* closes printed */
+	uint64_t count;		/* stop after this many; 0: never */
+	struct ds_sessions v;	/* the closes of one message */
+};
+
+static int ds_sess_alert_cb(struct nlattr **tb, struct nlattr *attrs,
+			    int len, void *arg)
+{
+	struct ds_sess_watch *w = arg;
+	struct nlattr *a;
+	int rem;
+
+	(void)tb;
+	w->v.n = 0;
+	nla_for_each_attr(a, attrs, len, rem) {
+		if (nla_type(a) != DROPSCOPE_A_SESSION)
+			continue;
+		if (w->count && w->seen == w->count)
+			break;
+		if (w->v.n == w->v.cap) {
+			size_t cap = w->v.cap ? w->v.cap * 2 : 64;
+			struct ds_session *v = realloc(w->v.v,
+						       cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			w->v.v = v;
+			w->v.cap = cap;
+		}
+		if (ds_session_parse(a, &w->v.v[w->v.n]))
+			return -EINVAL;
+		if (!ds_sess_match(&w->f, &w->v.v[w->v.n]))
+			continue;
+		w->v.n++;
+		w->seen++;
+	}
+	ds_closes_print(&w->p, w->v.v, w->v.n);
+	fflush(stdout);
+	return 0;
+}
+
+static uint64_t ds_sess_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
+		       int argc, char **argv)
+{
+	struct ds_sess_watch w = {
+		.p = { .f = stdout, .json = ctx->json },
+		.f = { UINT64_MAX, UINT64_MAX },
+	};
+	struct sigaction sa = { .sa_handler = ds_sess_on_signal };
+	struct sigaction old_int, old_term;
+	bool tty = isatty(STDIN_FILENO);
+	uint64_t timeout_ms = 0, count = 0, deadline;
+	struct termios saved, raw;
+	struct ds_nl *nl = NULL;
+	int a, r, err, status = DS_OK;
+
+	for (a = 0; a < argc; a++) {
+		r = ds_sess_filter_arg(&w.f, argc, argv, &a);
+		if (r < 0)
+			return ds_usage(self, "pid and port need a number");
+		if (r)
+			continue;
+		if (!strcmp(argv[a], "timeout") && a + 1 < argc) {
+			if (ds_parse_duration_ms(argv[++a], &timeout_ms) ||
+			    !timeout_ms)
+				return ds_usage(self, "timeout needs a duration (e.g. 10s)");
+		} else if (!strcmp(argv[a], "count") && a + 1 < argc) {
+			if (ds_parse_u64(argv[++a], 1, UINT32_MAX, &count))
+				return ds_usage(self, "count needs a positive number");
+		} else {
+			return ds_usage(self, "unknown argument");
+		}
+	}
+	w.count = count;
+	deadline = timeout_ms ? ds_sess_now_ms() + timeout_ms : 0;
+	err = ds_nl_open(&nl);
+	if (!err)
+		err = ds_nl_join_alerts(nl);
+	if (err) {
+		fprintf(stderr, "dropscope: %s\n", ds_nl_error(nl));
+		ds_nl_close(nl);
+		return ds_nl_status(err);
+	}
+	if (tty) {
+		tcgetattr(STDIN_FILENO, &saved);
+		raw = saved;
+		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+		raw.c_cc[VMIN] = 1;
+		raw.c_cc[VTIME] = 0;
+		tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+	}
+	fprintf(stderr, "watching TCP closes: %s\n",
+		tty ? "q, Enter or Ctrl-C to stop" : "Ctrl-C to stop");
+	ds_close_head(&w.p);
+	ds_sess_interrupted = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	while (!ds_sess_interrupted && (!count || w.seen < count)) {
+		struct pollfd pfd[2] = {
+			{ .fd = ds_nl_fd(nl), .events = POLLIN },
+			{ .fd = STDIN_FILENO, .events = POLLIN },
+		};
+		int wait = 1000;
+		char c;
+
+		if (deadline) {
+			uint64_t now = ds_sess_now_ms();
+
+			if (now >= deadline)
+				break;
+			if (deadline - now < 1000)
+				wait = (int)(deadline - now);
+		}
+		if (poll(pfd, tty ? 2 : 1, wait) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (tty && (pfd[1].revents & (POLLIN | POLLHUP)) &&
+		    (read(STDIN_FILENO, &c, 1) <= 0 || c == 'q' || c == 'Q' ||
+		     c == '\n' || c == '\r' || c == 3))
+			break;
+		if (pfd[0].revents & POLLIN) {
+			err = ds_nl_recv_alerts(nl, ds_sess_alert_cb, &w);
+			if (err == -ENOBUFS) {
+				fprintf(stderr, "dropscope: alerts lost: this listener's socket buffer overran\n");
+			} else if (err) {
+				fprintf(stderr, "dropscope: %s\n", ds_nl_error(nl));
+				status = DS_EFAIL;
+				break;
+			}
+		}
+		if (ds_nl_gone(nl)) {
+			fprintf(stderr, "dropscope: dropscope.ko was unloaded\n");
+			status = DS_ENOMOD;
+			break;
+		}
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (tty)
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	ds_nl_close(nl);
+	free(w.v.v);
+	return status;
+}
