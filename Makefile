@@ -37,7 +37,7 @@ user/dropscope: $(CLI_SRC) $(CLI_HDR)
 	$(CC) $(CFLAGS) -o $@ $(CLI_SRC) $(LDLIBS_CLI)
 
 # Each kernel release builds in a tree of its own under build/kmod, so that
-# both lab kernels can be built side by side; the last one built is also
+# the lab kernels can be built side by side; the last one built is also
 # copied to kmod/dropscope.ko.
 module:
 	@test -d $(KDIR) || { echo "no kernel headers in $(KDIR):" \
@@ -48,7 +48,8 @@ module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KBUILD_OUT) $(KFLAGS) modules
 	cp $(KBUILD_OUT)/kmod/dropscope.ko kmod/dropscope.ko
 
-# Both lab kernels with W=1 and sparse; any warning fails the build.
+# Every lab kernel (6.1, 6.12, 6.12 PREEMPT_RT) with W=1 and sparse; any
+# warning fails the build.
 kernels:
 	@mkdir -p build
 	@set -e; for k in $$(scripts/kernels); do \
@@ -100,4 +101,4 @@ bench: deps
 	scripts/bench
 
 clean:
-	rm -rf build kmod/dropscope.ko user/dropscope tests/unit/test_* tests/lab/bin
+	rm -rf build kmod/dropscope.ko user/dropscope tests/unit/test_* tests/lab/bin tests/fuzz/bin
