@@ -558,7 +558,7 @@ static void test_kallsyms(void **state)
 	ds_syms_free(syms);
 }
 
-/* show sessions: the JSON keys of issue 9, numbers as numbers; the text
+/* show sessions: the JSON keys of a session, numbers as numbers; the text
  * table in KiB with resets sent/received. */
 static const struct ds_session test_sess = {
 	.cookie = 0x1f, .pid = 42, .comm = "tcli7", .laddr = "127.0.0.1",
