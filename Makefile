@@ -37,7 +37,7 @@ user/dropscope: $(CLI_SRC) $(CLI_HDR)
 	$(CC) $(CFLAGS) -o $@ $(CLI_SRC) $(LDLIBS_CLI)
 
 # Each kernel release builds in a tree of its own under build/kmod, so that
-# both lab kernels can be built side by side; the last one built is also
+# the lab kernels can be built side by side; the last one built is also
 # copied to kmod/dropscope.ko.
 module:
 	@test -d $(KDIR) || { echo "no kernel headers in $(KDIR):" \
@@ -48,7 +48,8 @@ module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KBUILD_OUT) $(KFLAGS) modules
 	cp $(KBUILD_OUT)/kmod/dropscope.ko kmod/dropscope.ko
 
-# Both lab kernels with W=1 and sparse; any warning fails the build.
+# Every lab kernel (6.1, 6.12, 6.12 PREEMPT_RT) with W=1 and sparse; any
+# warning fails the build.
 kernels:
 	@mkdir -p build
 	@set -e; for k in $$(scripts/kernels); do \
@@ -73,7 +74,12 @@ tests/lab/bin/nlpoke: tests/lab/nlpoke.c user/nl.c $(CLI_HDR)
 	@mkdir -p tests/lab/bin
 	$(CC) $(CFLAGS) -D_GNU_SOURCE -o $@ tests/lab/nlpoke.c user/nl.c $(LDLIBS_NL)
 
-testbins: tests/lab/bin/dropgen tests/lab/bin/nlpoke
+# The netlink fuzzer: raw sockets, no library between it and the kernel.
+tests/fuzz/bin/nlfuzz: tests/fuzz/nlfuzz.c include/uapi/linux/dropscope.h
+	@mkdir -p tests/fuzz/bin
+	$(CC) $(CFLAGS) -o $@ $<
+
+testbins: tests/lab/bin/dropgen tests/lab/bin/nlpoke tests/fuzz/bin/nlfuzz
 
 deps:
 	scripts/deps
@@ -96,4 +102,4 @@ bench: deps
 	scripts/bench
 
 clean:
-	rm -rf build kmod/dropscope.ko user/dropscope tests/unit/test_* tests/lab/bin
+	rm -rf build kmod/dropscope.ko user/dropscope tests/unit/test_* tests/lab/bin tests/fuzz/bin
