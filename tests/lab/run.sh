@@ -30,7 +30,7 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	permissions bad_input unload shell
 	mask_site mask_reason mask_dev mask_device_gate mask_netns mask_l3
 	mask_l4 mask_unread_udp mask_combined mask_only mask_churn mask_limit
-	mask_bad_rules alert_threshold alert_top alert_ratelimit)
+	mask_bad_rules alert_threshold alert_top alert_ratelimit fuzz_netlink)
 
 usage() {
 	echo "usage: tests/lab/run.sh [-l] [-t NAME]...   (-l lists the tests)"
@@ -583,6 +583,8 @@ tmux_gone() { ! tmux -L "$1" has-session 2>/dev/null || tmux -L "$1" kill-server
 
 # shellcheck source=tests/lab/masks.sh
 . tests/lab/masks.sh
+# shellcheck source=tests/lab/fuzz.sh
+. tests/lab/fuzz.sh
 
 # --- the runner --------------------------------------------------------------------
 # Tags of the device names must differ between the tests.
