@@ -208,6 +208,7 @@ static int serialize(const struct msg *m, uint8_t *buf, int cap, uint32_t seq)
 		if (n >= NLMSG_HDRLEN) {
 			memcpy(&t, buf + off, sizeof(t));
 			t.nlmsg_type = chance(50) ? NLMSG_NOOP : 0xfff0 + below(16);
+			t.nlmsg_flags &= ~NLM_F_ACK;
 			memcpy(buf + off, &t, sizeof(t));
 		}
 		off += n;
@@ -967,6 +968,33 @@ static int serialize_msg(struct msg *m, uint8_t *buf, uint32_t s)
 	return serialize(m, buf, BUFSZ, s);
 }
 
+/*
+ * The core reads one sent buffer as a sequence of messages: a length
+ * made short turns the rest of the request into further messages, whose
+ * type is whatever bytes fall there. None of them may reach another
+ * family: such a type becomes 0xffff, which no family has.
+ */
+static void confine(uint8_t *buf, int len)
+{
+	int off = 0;
+
+	while (len - off >= NLMSG_HDRLEN) {
+		struct nlmsghdr h;
+		int step;
+
+		memcpy(&h, buf + off, sizeof(h));
+		if (h.nlmsg_len < NLMSG_HDRLEN || h.nlmsg_len > (uint32_t)(len - off))
+			break;
+		if (h.nlmsg_type >= NLMSG_MIN_TYPE && h.nlmsg_type != family &&
+		    h.nlmsg_type != GENL_ID_CTRL && h.nlmsg_type < 1024) {
+			h.nlmsg_type = 0xffff;
+			memcpy(buf + off, &h, sizeof(h));
+		}
+		step = NLMSG_ALIGN(h.nlmsg_len);
+		off += step > len - off ? len - off : step;
+	}
+}
+
 /* --- setup ----------------------------------------------------------------------- */
 static void on_family(const struct nlmsghdr *nlh, void *arg)
 {
@@ -1051,6 +1079,7 @@ int main(int argc, char **argv)
 
 		build(&m, &kind);
 		slen = serialize_msg(&m, sbuf, seq++);
+		confine(sbuf, slen);
 		xchg(sbuf, slen, &r, NULL, NULL);
 		/*
 		 * Refused: an error and nothing accepted, or no answer at all
