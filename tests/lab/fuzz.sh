@@ -34,6 +34,7 @@ test_fuzz_netlink() {
 	else
 		fail "fuzz: $n messages (seed $s)" "nlfuzz exited $rc, see below"
 	fi
+	# shellcheck disable=SC2154 # watch_start sets watcher
 	if kill -0 "$watcher" 2>/dev/null; then ok "fuzz: the watcher listened throughout"
 	else fail "fuzz: the watcher listened throughout" "$(cat "$TMP/fuzz.watch.err")"; fi
 	kill_tree $gen_pid
