@@ -2,7 +2,7 @@
 /*
  * nlfuzz: a generic netlink fuzzer for the DROPSCOPE family.
  *
- *   nlfuzz [-s SEED] [-n COUNT] [-v]
+ *   nlfuzz [-s SEED] [-n COUNT] [-v] [-T]
  *
  * Sends COUNT generated and mutated requests over a raw NETLINK_GENERIC
  * socket (no library between it and the kernel, so that any byte can be
@@ -30,6 +30,10 @@
  *   - 20%: random attributes of boundary types and sizes, nested up to
  *     four deep, with do and dump flags mixed
  *   - 10%: valid headers followed by random bytes
+ *
+ * -T tests the check itself: after the first refused request the fuzzer
+ * changes the interval with a valid CONFIG_SET before reading back, and
+ * must report it (exit 1).
  *
  * Every reply is checked too: well-formed netlink and attributes that stay
  * inside their message. Prints one summary line; on a failure, the
@@ -498,6 +502,31 @@ static void do_plain(uint8_t cmd)
 	if (r.errors)
 		die("keeping the state: command %u failed: %s %s", cmd,
 		    strerrorname_np(r.first_err), r.extack);
+}
+
+/* For -T: a change the check must notice. */
+static void change_interval(void)
+{
+	struct msg m;
+	struct result r;
+	uint8_t buf[256];
+	int len;
+
+	memset(&m, 0, sizeof(m));
+	m.nltype = family;
+	m.flags = NLM_F_REQUEST | NLM_F_ACK;
+	m.cmd = DROPSCOPE_CMD_CONFIG_SET;
+	m.ver = DROPSCOPE_GENL_VERSION;
+	m.nllen_fix = -1;
+	m.send_cut = -1;
+	m.root.nest = true;
+	npool = 0;
+	put_u32(&m.root, DROPSCOPE_A_INTERVAL_MS, 12345);
+	len = serialize(&m, buf, sizeof(buf), seq++);
+	xchg(buf, len, &r, NULL, NULL);
+	if (r.errors)
+		die("-T: CONFIG_SET failed: %s %s", strerrorname_np(r.first_err),
+		    r.extack);
 }
 
 static void diff_hex(const char *what, const uint8_t *a, int alen,
@@ -1040,18 +1069,19 @@ int main(int argc, char **argv)
 	struct sockaddr_nl me = { .nl_family = AF_NETLINK };
 	struct timeval tv = { .tv_sec = 5 };
 	int one = 1, rcvbuf = 4 << 20, opt, kind;
-	bool verbose = false;
+	bool verbose = false, selftest = false;
 	static struct snap cur, now;
 	struct stat st;
 	struct msg m;
 
-	while ((opt = getopt(argc, argv, "s:n:v")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:vT")) != -1) {
 		switch (opt) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'n': n = strtoul(optarg, NULL, 0); break;
 		case 'v': verbose = true; break;
+		case 'T': selftest = true; break;
 		default:
-			fprintf(stderr, "usage: nlfuzz [-s SEED] [-n COUNT] [-v]\n");
+			fprintf(stderr, "usage: nlfuzz [-s SEED] [-n COUNT] [-v] [-T]\n");
 			return 2;
 		}
 	}
@@ -1097,6 +1127,8 @@ int main(int argc, char **argv)
 		if (r.errors && !r.acks_ok) {
 			refused++;
 			errnos[r.first_err & 0xff]++;
+			if (selftest)
+				change_interval();
 			snapshot(&now);
 			if (now.cfglen != cur.cfglen ||
 			    memcmp(now.cfg, cur.cfg, cur.cfglen) ||
@@ -1107,7 +1139,8 @@ int main(int argc, char **argv)
 					 now.ruleslen);
 				die("message %lu (mutation: %s) was refused (%s: %s) but changed the configuration",
 				    i, kind >= 0 ? mut_names[kind] : "random",
-				    strerrorname_np(r.first_err) ?: "?", r.extack);
+				    r.silent ? "no answer" :
+				    (strerrorname_np(r.first_err) ?: "?"), r.extack);
 			}
 		} else {
 			accepted++;

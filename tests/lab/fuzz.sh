@@ -34,6 +34,15 @@ test_fuzz_netlink() {
 	else
 		fail "fuzz: $n messages (seed $s)" "nlfuzz exited $rc, see below"
 	fi
+	# The check itself: a change after a refused request is reported
+	out=$($FUZZ -s "$s" -n 1000 -T 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && [[ $out == *"changed the configuration"* ]]; then
+		ok "fuzz: the check reports a changed configuration (nlfuzz -T)"
+	else
+		fail "fuzz: the check reports a changed configuration (nlfuzz -T)" \
+			"exit $rc: $(echo "$out" | head -n 3)"
+	fi
 	# shellcheck disable=SC2154 # watch_start sets watcher
 	if kill -0 "$watcher" 2>/dev/null; then ok "fuzz: the watcher listened throughout"
 	else fail "fuzz: the watcher listened throughout" "$(cat "$TMP/fuzz.watch.err")"; fi
