@@ -78,7 +78,14 @@ tests/lab/bin/tcpgen: tests/lab/tcpgen.c
 	@mkdir -p tests/lab/bin
 	$(CC) $(CFLAGS) -o $@ $<
 
-testbins: tests/lab/bin/dropgen tests/lab/bin/nlpoke tests/lab/bin/tcpgen
+# The netlink fuzzer: raw sockets, no library between it and the kernel.
+tests/fuzz/bin/nlfuzz: tests/fuzz/nlfuzz.c include/uapi/linux/dropscope.h
+	@mkdir -p tests/fuzz/bin
+	$(CC) $(CFLAGS) -o $@ $<
+
+
+testbins: tests/lab/bin/dropgen tests/lab/bin/nlpoke tests/lab/bin/tcpgen \
+	tests/fuzz/bin/nlfuzz
 
 deps:
 	scripts/deps

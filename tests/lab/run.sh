@@ -32,7 +32,7 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	mask_l4 mask_unread_udp mask_combined mask_only mask_churn mask_limit
 	mask_bad_rules alert_threshold alert_top alert_ratelimit
 	sessions_exact sessions_live sessions_overflow sessions_parts
-	sessions_unload)
+	sessions_unload fuzz_netlink)
 
 usage() {
 	echo "usage: tests/lab/run.sh [-l] [-t NAME]...   (-l lists the tests)"
@@ -585,6 +585,8 @@ tmux_gone() { ! tmux -L "$1" has-session 2>/dev/null || tmux -L "$1" kill-server
 
 # shellcheck source=tests/lab/masks.sh
 . tests/lab/masks.sh
+# shellcheck source=tests/lab/fuzz.sh
+. tests/lab/fuzz.sh
 
 # shellcheck source=tests/lab/sessions.sh
 . tests/lab/sessions.sh
