@@ -634,7 +634,9 @@ static void rule_fields(struct at *r)
 static bool is_dump(uint8_t cmd)
 {
 	return cmd == DROPSCOPE_CMD_SITES_GET ||
-		cmd == DROPSCOPE_CMD_REASONS_GET || cmd == DROPSCOPE_CMD_MASK_GET;
+		cmd == DROPSCOPE_CMD_REASONS_GET || cmd == DROPSCOPE_CMD_MASK_GET ||
+		cmd == DROPSCOPE_CMD_SESSIONS_GET ||
+		cmd == DROPSCOPE_CMD_CLOSED_GET;
 }
 
 /* A well-formed request of command cmd. */
@@ -651,6 +653,13 @@ static void template(struct msg *m, uint8_t cmd)
 	m->cmd = cmd;
 	m->flags = NLM_F_REQUEST | NLM_F_ACK | (is_dump(cmd) ? NLM_F_DUMP : 0);
 	switch (cmd) {
+	case DROPSCOPE_CMD_START:
+		/* refused while running; the parts bits, valid or not */
+		if (chance(60))
+			put_u32(&m->root, DROPSCOPE_A_PARTS,
+				chance(70) ? 1 + below(DROPSCOPE_PARTS_ALL) :
+				(uint32_t)rnd());
+		break;
 	case DROPSCOPE_CMD_CONFIG_SET:
 		do {
 			if (chance(50))
@@ -938,7 +947,8 @@ static void build(struct msg *m, int *kind)
 		DROPSCOPE_CMD_MASK_ADD, DROPSCOPE_CMD_MASK_ADD,
 		DROPSCOPE_CMD_MASK_ADD, DROPSCOPE_CMD_MASK_DEL,
 		DROPSCOPE_CMD_MASK_DEL, DROPSCOPE_CMD_MASK_GET,
-		DROPSCOPE_CMD_MASK_CLEAR, DROPSCOPE_CMD_UNSPEC,
+		DROPSCOPE_CMD_MASK_CLEAR, DROPSCOPE_CMD_SESSIONS_GET,
+		DROPSCOPE_CMD_CLOSED_GET, DROPSCOPE_CMD_UNSPEC,
 		__DROPSCOPE_CMD_MAX, 0xff,
 	};
 	uint8_t cmd = cmds[below(sizeof(cmds))];
