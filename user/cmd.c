@@ -64,11 +64,31 @@ static int cmd_simple(struct ds_ctx *ctx, const struct ds_cmd *self,
 	return DS_OK;
 }
 
+/*
+ * Send cmd with one u32 attribute (none when attr is 0) and wait for the
+ * answer; a failure is printed and its status returned.
+ */
+static int ds_send_u32(struct ds_ctx *ctx, uint8_t cmd, int attr, uint32_t v)
+{
+	struct nl_msg *msg;
+	int err;
+
+	err = ds_ctx_nl(ctx);
+	if (err)
+		return err;
+	msg = ds_nl_msg(ctx->nl, cmd, false);
+	if (msg && attr && nla_put_u32(msg, attr, v)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	err = ds_nl_send(ctx->nl, msg, NULL, NULL);
+	return err ? ds_fail(ctx, err) : DS_OK;
+}
+
 /* start [drops] [tcp]: the parts named, or all of them. */
 static int cmd_start(struct ds_ctx *ctx, const struct ds_cmd *self,
 		     int argc, char **argv)
 {
-	struct nl_msg *msg;
 	uint32_t parts = 0;
 	int a, err;
 
@@ -80,17 +100,11 @@ static int cmd_start(struct ds_ctx *ctx, const struct ds_cmd *self,
 		else
 			return ds_usage(self, "parts are drops and tcp");
 	}
-	err = ds_ctx_nl(ctx);
+	/* no part named: no attribute, the module starts them all */
+	err = ds_send_u32(ctx, DROPSCOPE_CMD_START,
+			  parts ? DROPSCOPE_A_PARTS : 0, parts);
 	if (err)
 		return err;
-	msg = ds_nl_msg(ctx->nl, DROPSCOPE_CMD_START, false);
-	if (msg && parts && nla_put_u32(msg, DROPSCOPE_A_PARTS, parts)) {
-		nlmsg_free(msg);
-		msg = NULL;
-	}
-	err = ds_nl_send(ctx->nl, msg, NULL, NULL);
-	if (err)
-		return ds_fail(ctx, err);
 	if (!ctx->json && ctx->interactive)
 		printf("start: done\n");
 	return DS_OK;
@@ -189,20 +203,11 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 static int ds_config_set(struct ds_ctx *ctx, int attr, uint32_t v,
 			 const char *done)
 {
-	struct nl_msg *msg;
 	int err;
 
-	err = ds_ctx_nl(ctx);
+	err = ds_send_u32(ctx, DROPSCOPE_CMD_CONFIG_SET, attr, v);
 	if (err)
 		return err;
-	msg = ds_nl_msg(ctx->nl, DROPSCOPE_CMD_CONFIG_SET, false);
-	if (msg && nla_put_u32(msg, attr, v)) {
-		nlmsg_free(msg);
-		msg = NULL;
-	}
-	err = ds_nl_send(ctx->nl, msg, NULL, NULL);
-	if (err)
-		return ds_fail(ctx, err);
 	if (!ctx->json && ctx->interactive)
 		printf("%s %" PRIu32 "\n", done, v);
 	return DS_OK;

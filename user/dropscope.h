@@ -195,7 +195,22 @@ int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 		       int argc, char **argv);
 
-/* watch.c */
+/* watch.c: the loop of watch, watch sessions and top */
+struct ds_loop {
+	struct ds_nl *nl;	/* a socket that joined the alerts, or NULL */
+	ds_msg_fn on_msg;	/* each alert message on nl */
+	/* Before each wait: nonzero stops; *wait_ms (1000) may be lowered. */
+	int (*on_turn)(void *arg, int *wait_ms);
+	/* A key other than q, Enter and Ctrl-C: nonzero stops. */
+	int (*on_key)(void *arg, char c);
+	void *arg;
+	uint64_t deadline;	/* ds_now_ms() at which to stop; 0: none */
+	uint64_t lost;		/* out: times the socket overran */
+};
+
+uint64_t ds_now_ms(void);
+int ds_watch_open(struct ds_nl **nl);
+int ds_watch_loop(struct ds_loop *l);
 int ds_watch(struct ds_ctx *ctx, uint64_t rounds, uint64_t timeout_ms);
 
 #endif /* DROPSCOPE_CLI_H */

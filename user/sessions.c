@@ -6,13 +6,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <termios.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <netlink/attr.h>
@@ -406,14 +402,6 @@ int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 
 /* ---- watch sessions ---------------------------------------------------- */
 
-static volatile sig_atomic_t ds_sess_interrupted;
-
-static void ds_sess_on_signal(int sig)
-{
-	(void)sig;
-	ds_sess_interrupted = 1;
-}
-
 struct ds_sess_watch {
 	struct ds_print p;
 	struct ds_sess_filter f;
@@ -458,12 +446,13 @@ static int ds_sess_alert_cb(struct nlattr **tb, struct nlattr *attrs,
 	return 0;
 }
 
-static uint64_t ds_sess_now_ms(void)
+/* watch sessions stops after count closes, if any. */
+static int ds_sess_watch_turn(void *arg, int *wait)
 {
-	struct timespec ts;
+	struct ds_sess_watch *w = arg;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	(void)wait;
+	return w->count && w->seen >= w->count;
 }
 
 int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
@@ -473,13 +462,13 @@ int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 		.p = { .f = stdout, .json = ctx->json },
 		.f = { UINT64_MAX, UINT64_MAX },
 	};
-	struct sigaction sa = { .sa_handler = ds_sess_on_signal };
-	struct sigaction old_int, old_term;
-	bool tty = isatty(STDIN_FILENO);
-	uint64_t timeout_ms = 0, count = 0, deadline;
-	struct termios saved, raw;
-	struct ds_nl *nl = NULL;
-	int a, r, err, status = DS_OK;
+	struct ds_loop l = {
+		.on_msg = ds_sess_alert_cb,
+		.on_turn = ds_sess_watch_turn,
+		.arg = &w,
+	};
+	uint64_t timeout_ms = 0, count = 0;
+	int a, r, status;
 
 	for (a = 0; a < argc; a++) {
 		r = ds_sess_filter_arg(&w.f, argc, argv, &a);
@@ -499,75 +488,16 @@ int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 		}
 	}
 	w.count = count;
-	deadline = timeout_ms ? ds_sess_now_ms() + timeout_ms : 0;
-	err = ds_nl_open(&nl);
-	if (!err)
-		err = ds_nl_join_alerts(nl);
-	if (err) {
-		fprintf(stderr, "dropscope: %s\n", ds_nl_error(nl));
-		ds_nl_close(nl);
-		return ds_nl_status(err);
-	}
-	if (tty) {
-		tcgetattr(STDIN_FILENO, &saved);
-		raw = saved;
-		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
-		raw.c_cc[VMIN] = 1;
-		raw.c_cc[VTIME] = 0;
-		tcsetattr(STDIN_FILENO, TCSANOW, &raw);
-	}
+	l.deadline = timeout_ms ? ds_now_ms() + timeout_ms : 0;
+	status = ds_watch_open(&l.nl);
+	if (status)
+		return status;
 	fprintf(stderr, "watching TCP closes: %s\n",
-		tty ? "q, Enter or Ctrl-C to stop" : "Ctrl-C to stop");
+		isatty(STDIN_FILENO) ? "q, Enter or Ctrl-C to stop" :
+				       "Ctrl-C to stop");
 	ds_close_head(&w.p);
-	ds_sess_interrupted = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	while (!ds_sess_interrupted && (!count || w.seen < count)) {
-		struct pollfd pfd[2] = {
-			{ .fd = ds_nl_fd(nl), .events = POLLIN },
-			{ .fd = STDIN_FILENO, .events = POLLIN },
-		};
-		int wait = 1000;
-		char c;
-
-		if (deadline) {
-			uint64_t now = ds_sess_now_ms();
-
-			if (now >= deadline)
-				break;
-			if (deadline - now < 1000)
-				wait = (int)(deadline - now);
-		}
-		if (poll(pfd, tty ? 2 : 1, wait) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (tty && (pfd[1].revents & (POLLIN | POLLHUP)) &&
-		    (read(STDIN_FILENO, &c, 1) <= 0 || c == 'q' || c == 'Q' ||
-		     c == '\n' || c == '\r' || c == 3))
-			break;
-		if (pfd[0].revents & POLLIN) {
-			err = ds_nl_recv_alerts(nl, ds_sess_alert_cb, &w);
-			if (err == -ENOBUFS) {
-				fprintf(stderr, "dropscope: alerts lost: this listener's socket buffer overran\n");
-			} else if (err) {
-				fprintf(stderr, "dropscope: %s\n", ds_nl_error(nl));
-				status = DS_EFAIL;
-				break;
-			}
-		}
-		if (ds_nl_gone(nl)) {
-			fprintf(stderr, "dropscope: dropscope.ko was unloaded\n");
-			status = DS_ENOMOD;
-			break;
-		}
-	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	if (tty)
-		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
-	ds_nl_close(nl);
+	status = ds_watch_loop(&l);
+	ds_nl_close(l.nl);
 	free(w.v.v);
 	return status;
 }

@@ -30,10 +30,10 @@ struct ds_watch {
 	struct ds_print p;
 	uint64_t rounds;	/* rounds completed */
 	uint64_t drops;		/* sum of deltas */
-	uint64_t lost;		/* times our socket overran */
+	uint64_t want;		/* rounds to watch; 0: no end */
 };
 
-static uint64_t ds_now_ms(void)
+uint64_t ds_now_ms(void)
 {
 	struct timespec ts;
 
@@ -96,99 +96,148 @@ out:
 	return err;
 }
 
-/* Did the user ask to stop? Reads what the terminal has, never blocks. */
-static bool ds_key_stop(void)
+/* A stop key: q, Enter or Ctrl-C (read as a byte when signals are off). */
+static bool ds_stop_key(char c)
 {
-	char c;
-	ssize_t n = read(STDIN_FILENO, &c, 1);
-
-	if (n <= 0)
-		return n == 0;	/* end of input */
 	return c == 'q' || c == 'Q' || c == '\n' || c == '\r' || c == 3;
 }
 
-int ds_watch(struct ds_ctx *ctx, uint64_t rounds, uint64_t timeout_ms)
+/*
+ * The loop of watch, watch sessions and top: the terminal in
+ * non-canonical mode without echo (restored on every way out), SIGINT and
+ * SIGTERM end it, each alert message on l->nl goes to l->on_msg, each key
+ * other than a stop key to l->on_key, and l->on_turn decides between
+ * events whether to go on and how long to wait at most.
+ */
+int ds_watch_loop(struct ds_loop *l)
 {
-	struct ds_watch w = { .p = { .f = stdout, .json = ctx->json } };
-	struct ds_print e = { .f = stderr, .json = ctx->json };
-	bool tty = isatty(STDIN_FILENO);
 	struct sigaction sa = { .sa_handler = ds_on_signal }, old_int, old_term;
-	uint64_t deadline = timeout_ms ? ds_now_ms() + timeout_ms : 0;
+	bool tty = isatty(STDIN_FILENO);
 	struct termios saved, raw;
-	struct ds_nl *nl = NULL;
 	int err, status = DS_OK;
 
-	err = ds_nl_open(&nl);
-	if (!err)
-		err = ds_nl_join_alerts(nl);
-	if (err) {
-		fprintf(stderr, "dropscope: %s\n", ds_nl_error(nl));
-		ds_nl_close(nl);
-		return ds_nl_status(err);
-	}
-	if (tty) {
-		tcgetattr(STDIN_FILENO, &saved);
+	if (tty && !tcgetattr(STDIN_FILENO, &saved)) {
 		raw = saved;
 		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
 		raw.c_cc[VMIN] = 1;
 		raw.c_cc[VTIME] = 0;
 		tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+	} else {
+		tty = false;
 	}
-	fprintf(stderr, "watching drop alerts: %s\n",
-		tty ? "q, Enter or Ctrl-C to stop" : "Ctrl-C to stop");
 	ds_interrupted = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 
 	while (!ds_interrupted) {
 		struct pollfd pfd[2] = {
-			{ .fd = ds_nl_fd(nl), .events = POLLIN },
-			{ .fd = STDIN_FILENO, .events = POLLIN },
+			{ .fd = l->nl ? ds_nl_fd(l->nl) : -1, .events = POLLIN },
+			{ .fd = tty ? STDIN_FILENO : -1, .events = POLLIN },
 		};
 		int wait = 1000;
+		ssize_t n;
+		char c;
 
-		if (deadline) {
+		if (l->on_turn && l->on_turn(l->arg, &wait))
+			break;
+		if (l->deadline) {
 			uint64_t now = ds_now_ms();
 
-			if (now >= deadline)
+			if (now >= l->deadline)
 				break;
-			if (deadline - now < 1000)
-				wait = (int)(deadline - now);
+			if (l->deadline - now < (uint64_t)wait)
+				wait = (int)(l->deadline - now);
 		}
-		if (poll(pfd, tty ? 2 : 1, wait) < 0) {
+		if (poll(pfd, 2, wait) < 0) {
 			if (errno == EINTR)
 				continue;
+			fprintf(stderr, "dropscope: poll: %s\n", strerror(errno));
+			status = DS_EFAIL;
 			break;
 		}
-		if (tty && (pfd[1].revents & (POLLIN | POLLHUP)) && ds_key_stop())
-			break;
+		if (pfd[1].revents & (POLLIN | POLLHUP)) {
+			/* end of input or a stop key ends it */
+			n = read(STDIN_FILENO, &c, 1);
+			if (n <= 0 || ds_stop_key(c))
+				break;
+			if (l->on_key && l->on_key(l->arg, c))
+				break;
+		}
 		if (pfd[0].revents & POLLIN) {
-			err = ds_nl_recv_alerts(nl, ds_alert_cb, &w);
+			err = ds_nl_recv_alerts(l->nl, l->on_msg, l->arg);
 			if (err == -ENOBUFS) {
-				w.lost++;
+				l->lost++;
 				fprintf(stderr, "dropscope: alerts lost: this listener's socket buffer overran\n");
 			} else if (err) {
-				fprintf(stderr, "dropscope: %s\n", ds_nl_error(nl));
+				fprintf(stderr, "dropscope: %s\n", ds_nl_error(l->nl));
 				status = DS_EFAIL;
 				break;
 			}
 		}
-		if (ds_nl_gone(nl)) {
+		if (l->nl && ds_nl_gone(l->nl)) {
 			fprintf(stderr, "dropscope: dropscope.ko was unloaded\n");
 			status = DS_ENOMOD;
 			break;
 		}
-		if (rounds && w.rounds >= rounds)
-			break;
 	}
 
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (tty)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	return status;
+}
+
+/* Open a socket that joined the alerts; errors are printed. */
+int ds_watch_open(struct ds_nl **nl)
+{
+	int err = ds_nl_open(nl);
+
+	if (!err)
+		err = ds_nl_join_alerts(*nl);
+	if (err) {
+		fprintf(stderr, "dropscope: %s\n", ds_nl_error(*nl));
+		ds_nl_close(*nl);
+		*nl = NULL;
+		return ds_nl_status(err);
+	}
+	return DS_OK;
+}
+
+/* watch stops after this many rounds, if any. */
+static int ds_watch_turn(void *arg, int *wait)
+{
+	struct ds_watch *w = arg;
+
+	(void)wait;
+	return w->want && w->rounds >= w->want;
+}
+
+int ds_watch(struct ds_ctx *ctx, uint64_t rounds, uint64_t timeout_ms)
+{
+	struct ds_watch w = {
+		.p = { .f = stdout, .json = ctx->json },
+		.want = rounds,
+	};
+	struct ds_loop l = {
+		.on_msg = ds_alert_cb,
+		.on_turn = ds_watch_turn,
+		.arg = &w,
+		.deadline = timeout_ms ? ds_now_ms() + timeout_ms : 0,
+	};
+	struct ds_print e = { .f = stderr, .json = ctx->json };
+	int status;
+
+	status = ds_watch_open(&l.nl);
+	if (status)
+		return status;
+	fprintf(stderr, "watching drop alerts: %s\n",
+		isatty(STDIN_FILENO) ? "q, Enter or Ctrl-C to stop" :
+				       "Ctrl-C to stop");
+	status = ds_watch_loop(&l);
 	ds_print_text(&e, "%" PRIu64 " alert rounds, %" PRIu64 " drops%s\n",
 		      w.rounds, w.drops,
-		      w.lost ? ", some alerts lost (see show stats)" : "");
-	ds_nl_close(nl);
+		      l.lost ? ", some alerts lost (see show stats)" : "");
+	ds_nl_close(l.nl);
 	return status;
 }
