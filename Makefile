@@ -22,7 +22,8 @@ LDLIBS_NL := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LDLIBS_CLI := $(LDLIBS_NL) -lreadline
 
 CLI_SRC := user/main.c user/cmd.c user/nl.c user/output.c user/print.c \
-	user/util.c user/watch.c user/mask.c user/kallsyms.c user/sessions.c
+	user/util.c user/watch.c user/mask.c user/kallsyms.c user/sessions.c \
+	user/top.c
 CLI_LIB := $(filter-out user/main.c,$(CLI_SRC))
 CLI_HDR := $(wildcard user/*.h) include/uapi/linux/dropscope.h
 

@@ -558,10 +558,14 @@ static int cmd_help(struct ds_ctx *ctx, const struct ds_cmd *self,
 		return DS_OK;
 	}
 	for (c = ds_cmds; c->name; c++) {
-		char head[48];
+		char head[128];
 
 		snprintf(head, sizeof(head), "%s %s", c->name, c->args);
-		printf("  %-34s %s\n", head, c->help);
+		/* a long usage on a line of its own */
+		if (strlen(head) > 34)
+			printf("  %s\n  %-34s %s\n", head, "", c->help);
+		else
+			printf("  %-34s %s\n", head, c->help);
 	}
 	return DS_OK;
 }
@@ -617,6 +621,9 @@ const struct ds_cmd ds_cmds[] = {
 	  "print each TCP session as it closes", 0 },
 	{ "watch", cmd_watch, "[rounds N] [timeout DURATION]",
 	  "stream alerts until q, Enter or Ctrl-C", 0 },
+	{ "top", cmd_top,
+	  "[interval SECS] [top N] [sort bytes|rx|tx|retrans|drops] [pid PID] [port PORT] [count N]",
+	  "the busiest TCP sessions of each interval, full screen until q", 0 },
 	{ "help", cmd_help, "[COMMAND]", "this list, or one command", 0 },
 	{ "quit", cmd_quit, "", "leave the shell (also: exit, Ctrl-D)", 0 },
 	{ "exit", cmd_quit, "", "leave the shell", 0 },

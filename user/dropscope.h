@@ -187,13 +187,57 @@ struct ds_session {
 
 int ds_session_parse(struct nlattr *nest, struct ds_session *s);
 const char *ds_tcp_state_name(unsigned int state);
+void ds_session_fields(struct ds_print *p, const struct ds_session *s);
 void ds_session_print(struct ds_print *p, const struct ds_session *s);
+
+/* What a sessions dump collects: ds_nl_dump(nl, cmd, ds_sessions_cb,
+ * ds_sessions_reset, &sessions) appends to v. */
+struct ds_sessions {
+	struct ds_session *v;
+	size_t n, cap;
+	size_t base;		/* where the dump under way began */
+};
+
+int ds_sessions_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+		   void *arg);
+void ds_sessions_reset(void *arg);
+
+/* The filters of show sessions, watch sessions and top. */
+struct ds_sess_filter {
+	uint64_t pid;		/* UINT64_MAX: any */
+	uint64_t port;		/* UINT64_MAX: any; local or remote */
+};
+
+bool ds_sess_match(const struct ds_sess_filter *f, const struct ds_session *s);
+int ds_sess_filter_arg(struct ds_sess_filter *f, int argc, char **argv, int *a);
 void ds_sessions_print(struct ds_print *p, const struct ds_session *v,
 		       size_t n, size_t top);
 int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 		      int argc, char **argv);
 int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 		       int argc, char **argv);
+
+/* top.c: the busiest sessions of each interval */
+enum ds_top_sort { DS_TOP_BYTES, DS_TOP_RX, DS_TOP_TX, DS_TOP_RETRANS,
+		   DS_TOP_DROPS };
+
+#define DS_TOP_INTERVAL_MS	1000
+#define DS_TOP_INTERVAL_MIN_MS	100
+#define DS_TOP_INTERVAL_MAX_MS	60000
+
+struct ds_top_args {
+	struct ds_sess_filter f;
+	uint64_t interval_ms;
+	uint64_t top;		/* sessions per frame; UINT64_MAX: all */
+	uint64_t count;		/* frames, then stop; 0: until stopped */
+	enum ds_top_sort sort;
+};
+
+/* The arguments of top; on bad input *err says what is wrong. */
+int ds_top_parse(struct ds_top_args *t, int argc, char **argv,
+		 const char **err);
+int cmd_top(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+	    char **argv);
 
 /* watch.c: the loop of watch, watch sessions and top */
 struct ds_loop {

@@ -164,15 +164,14 @@ static void ds_close_head(struct ds_print *p)
 		      "RX_KB", "TX_KB", "RETRANS", "DROPS", "RESETS", "MS");
 }
 
-/* A session: a row of show sessions or of watch sessions. */
-void ds_session_print(struct ds_print *p, const struct ds_session *s)
+/* The fields of a session, in the object the caller opened. */
+void ds_session_fields(struct ds_print *p, const struct ds_session *s)
 {
 	char rx[24], tx[24], ms[32];
 
 	snprintf(rx, sizeof(rx), "%" PRIu64, s->rx_bytes / 1024);
 	snprintf(tx, sizeof(tx), "%" PRIu64, s->tx_bytes / 1024);
 	snprintf(ms, sizeof(ms), "%.3f", (double)s->duration_ns / 1e6);
-	ds_print_open_obj(p, NULL);
 	ds_print_u32(p, DS_ANY, "pid", "%" PRIu32, s->pid);
 	ds_print_str(p, DS_ANY, "comm", "%s", s->comm);
 	ds_print_str(p, DS_JSON, "family", NULL,
@@ -194,6 +193,13 @@ void ds_session_print(struct ds_print *p, const struct ds_session *s)
 			s->duration_ns / 1000000, ms);
 	ds_print_bool(p, DS_JSON, "closed", NULL, s->closed);
 	ds_print_hex(p, DS_JSON, "cookie", NULL, s->cookie);
+}
+
+/* A session: a row of show sessions or of watch sessions. */
+void ds_session_print(struct ds_print *p, const struct ds_session *s)
+{
+	ds_print_open_obj(p, NULL);
+	ds_session_fields(p, s);
 	ds_print_close_obj(p);
 }
 
@@ -233,22 +239,16 @@ static void ds_closes_print(struct ds_print *p, const struct ds_session *v,
 	ds_print_close_table(p);
 }
 
-struct ds_sessions {
-	struct ds_session *v;
-	size_t n, cap;
-	size_t base;		/* where the dump under way began */
-};
-
 /* A dump marked interrupted runs again: drop what it added. */
-static void ds_sessions_reset(void *arg)
+void ds_sessions_reset(void *arg)
 {
 	struct ds_sessions *s = arg;
 
 	s->n = s->base;
 }
 
-static int ds_sessions_cb(struct nlattr **tb, struct nlattr *attrs, int len,
-			  void *arg)
+int ds_sessions_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+		   void *arg)
 {
 	struct ds_sessions *s = arg;
 
@@ -302,12 +302,7 @@ static int ds_sess_cmp(const void *a, const void *b)
 	return x->cookie < y->cookie ? -1 : x->cookie > y->cookie;
 }
 
-struct ds_sess_filter {
-	uint64_t pid;		/* UINT64_MAX: any */
-	uint64_t port;		/* UINT64_MAX: any; local or remote */
-};
-
-static bool ds_sess_match(const struct ds_sess_filter *f,
+bool ds_sess_match(const struct ds_sess_filter *f,
 			  const struct ds_session *s)
 {
 	return (f->pid == UINT64_MAX || s->pid == f->pid) &&
@@ -316,8 +311,7 @@ static bool ds_sess_match(const struct ds_sess_filter *f,
 }
 
 /* pid PID, port PORT: returns 1 if argv[*a] was one, -1 if bad. */
-static int ds_sess_filter_arg(struct ds_sess_filter *f, int argc, char **argv,
-			      int *a)
+int ds_sess_filter_arg(struct ds_sess_filter *f, int argc, char **argv, int *a)
 {
 	if (*a + 1 >= argc)
 		return 0;

@@ -201,3 +201,89 @@ test_sessions_unload() {
 		fail "sessions: reload works" "insmod, start, 2 sessions or stop failed"
 	fi
 }
+
+# top: what each interval moved, summed over the frames, is what the
+# sessions moved: three live ones against ss -ti before and after, four
+# that open and close meanwhile against what tcpgen moved
+test_sessions_top() {
+	local r pumper top rc frames bytes=20000
+	need ss
+	setup_module
+	$DS start tcp
+	$TG pump 3 5021 $bytes > "$TMP/pump.txt" &
+	pumper=$!
+	defer kill_quiet $pumper
+	wait_for 30 grep -q ready "$TMP/pump.txt" || abort "tcpgen pump did not get ready"
+	ss -tinH "( sport = :5021 or dport = :5021 )" > "$TMP/ss0.txt"
+	$DS -j top count 12 interval 1 > "$TMP/top.json" 2> "$TMP/top.err" &
+	top=$!
+	defer kill_quiet $top
+	wait_for 30 grep -q "$WATCH_READY" "$TMP/top.err" ||
+		abort "top did not start: $(cat "$TMP/top.err")"
+	kill -USR1 $pumper
+	wait_for 30 grep -q "pumped 1" "$TMP/pump.txt" || abort "no first pump"
+	sleep 1.2	# the second one in another interval
+	kill -USR1 $pumper
+	wait_for 30 grep -q "pumped 2" "$TMP/pump.txt" || abort "no second pump"
+	$TG run 4 5023 0 > "$TMP/run.txt"
+	sleep 0.5	# the last ACKs
+	ss -tinH "( sport = :5021 or dport = :5021 )" > "$TMP/ss1.txt"
+	frames=$(wc -l < "$TMP/top.json")
+	# at least one dump of top after ss's
+	[ "$frames" -le 10 ] || abort "top had $frames of its 12 frames before the traffic ended"
+	rc=0
+	wait $top || rc=$?
+	check "top: 12 frames, one JSON array each, exit 0" "12 0" \
+		"$(python3 -c 'import json, sys; print(sum(isinstance(json.loads(l), list) for l in sys.stdin))' < "$TMP/top.json") $rc"
+	r=$(python3 - "$TMP/top.json" "$TMP/ss0.txt" "$TMP/ss1.txt" "$TMP/run.txt" $bytes <<-'PY'
+	import json, re, sys
+	frames = [json.loads(l) for l in open(sys.argv[1])]
+	def ss(path):
+	    lines = open(path).read().split("\n")
+	    v = {}
+	    for i in range(0, len(lines) - 1, 2):
+	        f = lines[i].split()
+	        if len(f) < 5:
+	            continue
+	        g = lambda k: int(m.group(1)) if (m := re.search(k + r":(\d+)", lines[i + 1])) else 0
+	        v[(f[3], f[4])] = (g("bytes_received"), g("bytes_acked"))
+	    return v
+	s0, s1 = ss(sys.argv[2]), ss(sys.argv[3])
+	b = int(sys.argv[5])
+	# what pump moved: 2 rounds, client i B*(i+1) bytes, the server half
+	want = 2 * sum(b * i + b * i // 2 for i in (1, 2, 3))
+	live = [sum(s1[k][j] - s0[k][j] for k in s1) for j in (0, 1)]
+	run = sum(int(l.split()[4]) + int(l.split()[5]) for l in open(sys.argv[4]) if l.startswith("cli"))
+	def top(port, key):
+	    return sum(s[key] for f in frames for s in f if port in (s["lport"], s["rport"]))
+	closed = sum(1 for f in frames for s in f if s["closed"] and 5023 in (s["lport"], s["rport"]))
+	print(f"live {want} {want} {want} {want} closed {run} {run} 8 sessions 6")
+	print(f"live {live[0]} {live[1]} {top(5021, 'rx_delta')} {top(5021, 'tx_delta')} "
+	      f"closed {top(5023, 'rx_delta')} {top(5023, 'tx_delta')} {closed} "
+	      f"sessions {len(s1)}")
+	PY
+	)
+	check "top: the deltas of 3 live sessions sum to ss -ti's growth; 4 closed ones to tcpgen's bytes" \
+		"$(echo "$r" | head -1)" "$(echo "$r" | tail -1)"
+	# without a terminal and without -j: plain frames, no escape
+	rc=0
+	$DS top count 2 interval 0.2 > "$TMP/top.txt" 2>&1 || rc=$?
+	check "top: 2 plain frames, no escapes, exit 0" "2 0 0" \
+		"$(grep -c ' sessions: .* live' "$TMP/top.txt") $(grep -c $'\e' "$TMP/top.txt") $rc"
+	kill $pumper
+	wait $pumper
+	$DS stop
+}
+
+# top on a terminal: s sorts, a resize redraws to fit, q and Ctrl-C leave
+# at once, the terminal as it was
+test_sessions_top_tty() {
+	local k r want="exit 0 fast True sort True fits True screen True stty True"
+	setup_module
+	$DS start tcp
+	for k in q ctrl-c enter; do
+		r=$(python3 tests/lab/ptytop.py $k "$DS" top interval 0.5)
+		check "top on a terminal: $k leaves, screen and stty restored" "$want" "$r"
+	done
+	$DS stop
+}

@@ -14,6 +14,11 @@
  *       N sessions, both ends in this process (comm "thold"), client i
  *       sends 500+i bytes and the server 200+i; prints "ready" and waits
  *       for SIGTERM with all of them open.
+ *   tcpgen [-6] pump N PORT BYTES
+ *       N sessions, both ends in this process (comm "tpump"); prints
+ *       "ready", then at each SIGUSR1 client i sends BYTES*(i+1) bytes
+ *       and the server answers half of that, and it prints "pumped K"
+ *       for the K-th time; all of them stay open until SIGTERM.
  *   tcpgen [-6] churn SECONDS PORT
  *       open and close sessions as fast as possible for SECONDS.
  */
@@ -224,6 +229,60 @@ static int hold(int n, int port)
 	return 0;
 }
 
+static volatile sig_atomic_t pumps;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	pumps++;
+}
+
+static int pump(int n, int port, size_t bytes)
+{
+	int lfd = listener(port), i, *c, *s;
+	sigset_t block, old;
+	long done = 0;
+
+	c = calloc((size_t)n, sizeof(*c));
+	s = calloc((size_t)n, sizeof(*s));
+	if (!c || !s)
+		die("calloc");
+	prctl(PR_SET_NAME, "tpump");
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	signal(SIGTERM, on_term);
+	signal(SIGUSR1, on_usr1);
+	for (i = 0; i < n; i++) {
+		c[i] = connector(port);
+		s[i] = accept(lfd, NULL, NULL);
+		if (s[i] < 0)
+			die("accept");
+	}
+	printf("ready\n");
+	fflush(stdout);
+	while (!stop) {
+		if (pumps == done) {
+			sigsuspend(&old);
+			continue;
+		}
+		for (i = 0; i < n; i++) {
+			size_t b = bytes * (size_t)(i + 1);
+
+			put(c[i], b);
+			if (get(s[i], (ssize_t)b) != b)
+				die("short read");
+			put(s[i], b / 2);
+			if (get(c[i], (ssize_t)(b / 2)) != b / 2)
+				die("short read");
+		}
+		printf("pumped %ld\n", ++done);
+		fflush(stdout);
+	}
+	return 0;
+}
+
 static int churn(int seconds, int port)
 {
 	int lfd = listener(port);
@@ -260,8 +319,11 @@ int main(int argc, char **argv)
 		return run(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "hold"))
 		return hold(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "pump"))
+		return pump(atoi(argv[2]), atoi(argv[3]),
+			    (size_t)atol(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "churn"))
 		return churn(atoi(argv[2]), atoi(argv[3]));
-	fprintf(stderr, "usage: tcpgen [-6] run N PORT RST_EVERY | hold N PORT | churn SECONDS PORT\n");
+	fprintf(stderr, "usage: tcpgen [-6] run N PORT RST_EVERY | hold N PORT | pump N PORT BYTES | churn SECONDS PORT\n");
 	return 2;
 }

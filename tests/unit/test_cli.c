@@ -128,6 +128,78 @@ static void test_complete(void **state)
 	assert_string_equal(out, "interval threshold top ratelimit");
 	complete(start, 1, "", out, sizeof(out));
 	assert_string_equal(out, "");
+	complete(NULL, 0, "t", out, sizeof(out));
+	assert_string_equal(out, "top");
+}
+
+/* top's arguments: each kind, the defaults, and a clear word on bad ones. */
+static void test_top_parse(void **state)
+{
+	static const struct {
+		const char *line;
+		const char *err;
+	} bad[] = {
+		{ "bogus", "unknown argument" },
+		{ "interval", "interval, top, sort, pid, port and count need a value" },
+		{ "interval 0", "interval needs seconds, 0.1 to 60 (e.g. 2, 0.5, 500ms)" },
+		{ "interval 61", "interval needs seconds, 0.1 to 60 (e.g. 2, 0.5, 500ms)" },
+		{ "interval 99ms", "interval needs seconds, 0.1 to 60 (e.g. 2, 0.5, 500ms)" },
+		{ "interval -1", "interval needs seconds, 0.1 to 60 (e.g. 2, 0.5, 500ms)" },
+		{ "interval 1x", "interval needs seconds, 0.1 to 60 (e.g. 2, 0.5, 500ms)" },
+		{ "interval 1.", "interval needs seconds, 0.1 to 60 (e.g. 2, 0.5, 500ms)" },
+		{ "top 0", "top needs a positive number" },
+		{ "count 0", "count needs a positive number" },
+		{ "count x", "count needs a positive number" },
+		{ "sort age", "sort by bytes, rx, tx, retrans or drops" },
+		{ "pid x", "pid and port need a number" },
+		{ "port 65536", "pid and port need a number" },
+		{ "port", "interval, top, sort, pid, port and count need a value" },
+		{ "top 5 extra", "unknown argument" },
+	};
+	struct ds_top_args t;
+	struct ds_ctx ctx = { 0 };
+	const char *err = NULL;
+	char line[128], *argv[16];
+	size_t i;
+	int argc;
+
+	(void)state;
+	assert_int_equal(ds_top_parse(&t, 0, NULL, &err), 0);
+	assert_int_equal(t.interval_ms, 1000);
+	assert_true(t.top == UINT64_MAX && t.count == 0);
+	assert_true(t.sort == DS_TOP_BYTES);
+	assert_true(t.f.pid == UINT64_MAX && t.f.port == UINT64_MAX);
+	snprintf(line, sizeof(line),
+		 "interval 0.5 top 3 sort retrans pid 42 port 5001 count 7");
+	argc = ds_split(line, argv, 16);
+	assert_int_equal(ds_top_parse(&t, argc, argv, &err), 0);
+	assert_int_equal(t.interval_ms, 500);
+	assert_int_equal(t.top, 3);
+	assert_int_equal(t.count, 7);
+	assert_true(t.sort == DS_TOP_RETRANS);
+	assert_int_equal(t.f.pid, 42);
+	assert_int_equal(t.f.port, 5001);
+	snprintf(line, sizeof(line), "interval 2");
+	argc = ds_split(line, argv, 16);
+	assert_int_equal(ds_top_parse(&t, argc, argv, &err), 0);
+	assert_int_equal(t.interval_ms, 2000);
+	snprintf(line, sizeof(line), "interval 250ms");
+	argc = ds_split(line, argv, 16);
+	assert_int_equal(ds_top_parse(&t, argc, argv, &err), 0);
+	assert_int_equal(t.interval_ms, 250);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(line, sizeof(line), "%s", bad[i].line);
+		argc = ds_split(line, argv, 16);
+		err = NULL;
+		assert_int_equal(ds_top_parse(&t, argc, argv, &err), -EINVAL);
+		assert_non_null(err);
+		assert_string_equal(err, bad[i].err);
+	}
+	/* the command refuses it before it talks to the module */
+	snprintf(line, sizeof(line), "top sort age");
+	argc = ds_split(line, argv, 16);
+	assert_int_equal(ds_cmd_run(&ctx, argc, argv), DS_EUSAGE);
+	assert_null(ctx.nl);
 }
 
 /* What fn prints, in JSON or in text; the caller frees it. */
@@ -603,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_cmd_find),
 		cmocka_unit_test(test_complete),
+		cmocka_unit_test(test_top_parse),
 		cmocka_unit_test(test_print_fields),
 		cmocka_unit_test(test_print_escaping),
 		cmocka_unit_test(test_print_table),
