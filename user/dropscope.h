@@ -188,6 +188,8 @@ struct ds_session {
 int ds_session_parse(struct nlattr *nest, struct ds_session *s);
 const char *ds_tcp_state_name(unsigned int state);
 void ds_session_fields(struct ds_print *p, const struct ds_session *s);
+/* The columns of show sessions; the last one, the rest, has no key. */
+extern const struct ds_col ds_sess_cols[];
 void ds_session_print(struct ds_print *p, const struct ds_session *s);
 
 /* What a sessions dump collects: ds_nl_dump(nl, cmd, ds_sessions_cb,
@@ -248,6 +250,7 @@ struct ds_loop {
 	/* A key other than q, Enter and Ctrl-C: nonzero stops. */
 	int (*on_key)(void *arg, char c);
 	void *arg;
+	const char *what;	/* "watching WHAT: keys" on stderr; NULL: no */
 	uint64_t deadline;	/* ds_now_ms() at which to stop; 0: none */
 	uint64_t lost;		/* out: times the socket overran */
 };

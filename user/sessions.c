@@ -115,7 +115,7 @@ int ds_session_parse(struct nlattr *nest, struct ds_session *s)
  * state, then the age (live) or the duration (closed) in milliseconds.
  * The resets are sent/received, two fields in one column.
  */
-static const struct ds_col ds_sess_cols[] = {
+const struct ds_col ds_sess_cols[] = {
 	{ "pid", "PID", "", 7, 0 },
 	{ "comm", "COMM", " ", 15, 0 },
 	{ "laddr", "LADDR", " ", 15, 0 },
@@ -460,6 +460,7 @@ int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 		.on_msg = ds_sess_alert_cb,
 		.on_turn = ds_sess_watch_turn,
 		.arg = &w,
+		.what = "TCP closes",
 	};
 	uint64_t timeout_ms = 0, count = 0;
 	int a, r, status;
@@ -486,9 +487,6 @@ int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 	status = ds_watch_open(&l.nl);
 	if (status)
 		return status;
-	fprintf(stderr, "watching TCP closes: %s\n",
-		isatty(STDIN_FILENO) ? "q, Enter or Ctrl-C to stop" :
-				       "Ctrl-C to stop");
 	ds_close_head(&w.p);
 	status = ds_watch_loop(&l);
 	ds_nl_close(l.nl);

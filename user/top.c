@@ -242,6 +242,19 @@ static int ds_top_dump(struct ds_top *t, uint8_t cmd, struct ds_sessions *s)
 	return err;
 }
 
+/* The live sessions, then the ring; *now: when. */
+static int ds_top_dumps(struct ds_top *t, uint64_t *now)
+{
+	int err;
+
+	err = ds_top_dump(t, DROPSCOPE_CMD_SESSIONS_GET, &t->live);
+	if (!err)
+		err = ds_top_dump(t, DROPSCOPE_CMD_CLOSED_GET, &t->ring);
+	if (!err)
+		*now = ds_now_ms();
+	return err;
+}
+
 /*
  * The closes since the last frame, out of the ring's dump: those from
  * the cursor on. Ones the ring overwrote before they were read are
@@ -325,12 +338,9 @@ static int ds_top_frame(struct ds_top *t)
 	size_t i, n = 0;
 	int err;
 
-	err = ds_top_dump(t, DROPSCOPE_CMD_SESSIONS_GET, &t->live);
-	if (!err)
-		err = ds_top_dump(t, DROPSCOPE_CMD_CLOSED_GET, &t->ring);
+	err = ds_top_dumps(t, &now);
 	if (err)
 		return err;
-	now = ds_now_ms();
 	t->elapsed_ms = now > t->last_ms ? now - t->last_ms : 1;
 	t->last_ms = now;
 	ds_top_stamp(t->stamp, sizeof(t->stamp));
@@ -371,12 +381,9 @@ static int ds_top_baseline(struct ds_top *t)
 	uint64_t from;
 	int err;
 
-	err = ds_top_dump(t, DROPSCOPE_CMD_SESSIONS_GET, &t->live);
-	if (!err)
-		err = ds_top_dump(t, DROPSCOPE_CMD_CLOSED_GET, &t->ring);
+	err = ds_top_dumps(t, &t->last_ms);
 	if (err)
 		return err;
-	t->last_ms = ds_now_ms();
 	t->next_ms = t->last_ms + t->args.interval_ms;
 	ds_top_closes(t, &from);
 	t->missed = 0;
@@ -388,29 +395,33 @@ static int ds_top_baseline(struct ds_top *t)
 }
 
 /*
- * The table: the columns of show sessions with the interval's rates.
- * JSON has the same keys as show sessions -j, and rx_delta, tx_delta
- * (bytes in the interval) and interval_ms.
+ * The table: the columns of show sessions with the interval's rates
+ * before the totals. JSON has the same keys as show sessions -j, and
+ * rx_delta, tx_delta (bytes in the interval) and interval_ms.
  */
-static const struct ds_col ds_top_cols[] = {
-	{ "pid", "PID", "", 7, 0 },
-	{ "comm", "COMM", " ", 15, 0 },
-	{ "laddr", "LADDR", " ", 15, 0 },
-	{ "lport", "LPORT", " ", 5, DS_COL_RIGHT },
-	{ "raddr", "RADDR", " ", 15, 0 },
-	{ "rport", "RPORT", " ", 5, DS_COL_RIGHT },
+static const struct ds_col ds_top_rates[] = {
 	{ "rx_delta", "RX_KB/s", " ", 9, DS_COL_RIGHT },
 	{ "tx_delta", "TX_KB/s", " ", 9, DS_COL_RIGHT },
-	{ "rx_bytes", "RX_KB", " ", 9, DS_COL_RIGHT },
-	{ "tx_bytes", "TX_KB", " ", 9, DS_COL_RIGHT },
-	{ "retransmits", "RETRANS", " ", 7, DS_COL_RIGHT },
-	{ "drops", "DROPS", " ", 6, DS_COL_RIGHT },
-	{ "resets_sent", "RESETS", " ", 6, DS_COL_RIGHT },
-	{ "resets_received", "", "", 1, 0 },
-	{ "state", "STATE", " ", 11, 0 },
-	{ "duration_ms", "MS", " ", 9, DS_COL_RIGHT },
-	{ NULL, NULL, " ", 0, 0 },
 };
+
+#define DS_TOP_MAXCOLS 40
+
+static int ds_top_cols(struct ds_col *cols)
+{
+	const struct ds_col *c;
+	int n = 0;
+
+	for (c = ds_sess_cols; n + 3 < DS_TOP_MAXCOLS; c++) {
+		if (c->key && !strcmp(c->key, "rx_bytes")) {
+			cols[n++] = ds_top_rates[0];
+			cols[n++] = ds_top_rates[1];
+		}
+		cols[n++] = *c;
+		if (!c->key)
+			break;
+	}
+	return n;
+}
 
 /* KiB per second, one decimal. */
 static void ds_top_rate(char *buf, size_t len, uint64_t bytes, uint64_t ms)
@@ -455,13 +466,12 @@ static void ds_top_print(struct ds_print *p, const struct ds_top *t,
 			 uint64_t top)
 {
 	size_t i, n = t->nrows < top ? t->nrows : (size_t)top;
+	struct ds_col cols[DS_TOP_MAXCOLS];
 
 	ds_top_head(p, t);
 	if (t->screen)
 		ds_print_text(p, "q: quit  s: sort (bytes, rx, tx, retrans, drops)\n");
-	ds_print_open_table(p, NULL, ds_top_cols,
-			    (int)(sizeof(ds_top_cols) / sizeof(ds_top_cols[0])),
-			    DS_TABLE_HEAD);
+	ds_print_open_table(p, NULL, cols, ds_top_cols(cols), DS_TABLE_HEAD);
 	for (i = 0; i < n; i++)
 		ds_top_row_print(p, t, &t->rows[i]);
 	ds_print_close_table(p);
@@ -611,9 +621,7 @@ int cmd_top(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		sigaction(SIGWINCH, &sa, &old_winch);
 		ds_top_draw(&t, "collecting the first interval");
 	} else {
-		fprintf(stderr, "watching TCP sessions every %" PRIu64 " ms: %s\n",
-			t.args.interval_ms, isatty(STDIN_FILENO) ?
-			"q, Enter or Ctrl-C to stop" : "Ctrl-C to stop");
+		l.what = "TCP sessions";
 	}
 	err = ds_watch_loop(&l);
 	if (t.screen) {

@@ -125,6 +125,9 @@ int ds_watch_loop(struct ds_loop *l)
 	} else {
 		tty = false;
 	}
+	if (l->what)
+		fprintf(stderr, "watching %s: %s\n", l->what,
+			tty ? "q, Enter or Ctrl-C to stop" : "Ctrl-C to stop");
 	ds_interrupted = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
@@ -223,6 +226,7 @@ int ds_watch(struct ds_ctx *ctx, uint64_t rounds, uint64_t timeout_ms)
 		.on_msg = ds_alert_cb,
 		.on_turn = ds_watch_turn,
 		.arg = &w,
+		.what = "drop alerts",
 		.deadline = timeout_ms ? ds_now_ms() + timeout_ms : 0,
 	};
 	struct ds_print e = { .f = stderr, .json = ctx->json };
@@ -231,9 +235,6 @@ int ds_watch(struct ds_ctx *ctx, uint64_t rounds, uint64_t timeout_ms)
 	status = ds_watch_open(&l.nl);
 	if (status)
 		return status;
-	fprintf(stderr, "watching drop alerts: %s\n",
-		isatty(STDIN_FILENO) ? "q, Enter or Ctrl-C to stop" :
-				       "Ctrl-C to stop");
 	status = ds_watch_loop(&l);
 	ds_print_text(&e, "%" PRIu64 " alert rounds, %" PRIu64 " drops%s\n",
 		      w.rounds, w.drops,

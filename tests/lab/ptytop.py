@@ -72,8 +72,11 @@ start = out.find(CLEAR, mark)
 frame = out[start + len(CLEAR):]
 nxt = frame.find(CLEAR)
 frame = frame[:nxt if nxt >= 0 else len(frame)]
-lines = frame.split(b"\r\n")
+lines = [l.rstrip(b"\r") for l in frame.split(b"\n")]
 fits = start >= 0 and len(lines) <= 12 and max(len(l) for l in lines) <= 60
+if not fits:
+    sys.stderr.write(f"frame after the resize: {len(lines)} lines, "
+                     f"widest {max(len(l) for l in lines)}: {frame!r}\n")
 os.write(master, key)
 t0 = time.time()
 status = None
