@@ -249,20 +249,16 @@ static int ds_sites_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			void *arg)
 {
 	struct ds_sites *s = arg;
+	struct ds_site *v;
 
 	(void)attrs;
 	(void)len;
 	if (!tb[DROPSCOPE_A_SITE])
 		return -EINVAL;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct ds_site *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	v = ds_grow(s->v, &s->cap, s->n, sizeof(*v), 64);
+	if (!v)
+		return -ENOMEM;
+	s->v = v;
 	if (ds_site_parse(tb[DROPSCOPE_A_SITE], &s->v[s->n]))
 		return -EINVAL;
 	s->n++;
@@ -332,7 +328,7 @@ static int ds_reasons_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 {
 	struct nlattr *r[DROPSCOPE_REASON_A_MAX + 1];
 	struct ds_reasons *s = arg;
-	struct ds_reason *e;
+	struct ds_reason *e, *v;
 
 	(void)attrs;
 	(void)len;
@@ -341,15 +337,10 @@ static int ds_reasons_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			     NULL) < 0 ||
 	    !r[DROPSCOPE_REASON_A_ID] || !r[DROPSCOPE_REASON_A_NAME])
 		return -EINVAL;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 128;
-		struct ds_reason *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	v = ds_grow(s->v, &s->cap, s->n, sizeof(*v), 128);
+	if (!v)
+		return -ENOMEM;
+	s->v = v;
 	e = &s->v[s->n++];
 	e->id = nla_get_u32(r[DROPSCOPE_REASON_A_ID]);
 	e->count = 0;

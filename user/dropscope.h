@@ -98,6 +98,7 @@ int ds_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
 int ds_parse_duration_ms(const char *s, uint64_t *ms);
 int ds_split(char *line, char **argv, int max);
 int ds_site_cmp_total(const void *a, const void *b);
+void *ds_grow(void *v, size_t *cap, size_t n, size_t size, size_t first);
 
 /* kallsyms.c: kernel symbols */
 struct ds_syms;

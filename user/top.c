@@ -191,15 +191,10 @@ static int ds_top_add(struct ds_top *t, const struct ds_session *s)
 	struct ds_session zero = { 0 };
 	struct ds_top_row *r;
 
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct ds_top_row *v = realloc(t->rows, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->rows = v;
-		t->cap = cap;
-	}
+	r = ds_grow(t->rows, &t->cap, t->nrows, sizeof(*r), 256);
+	if (!r)
+		return -ENOMEM;
+	t->rows = r;
 	r = &t->rows[t->nrows];
 	r->s = *s;
 	r->born = !p;

@@ -135,3 +135,21 @@ int ds_site_cmp_total(const void *a, const void *b)
 		d = DS_CMP(x->l4, y->l4);
 	return d;
 }
+
+/*
+ * Room for one more element in v, an array of *cap elements of size
+ * bytes with n in use: doubled when full, first elements to begin with.
+ * Returns the array, moved or not, or NULL (v is then as it was).
+ */
+void *ds_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
+{
+	size_t c;
+
+	if (n < *cap)
+		return v;
+	c = *cap ? *cap * 2 : first;
+	v = realloc(v, c * size);
+	if (v)
+		*cap = c;
+	return v;
+}
