@@ -32,7 +32,8 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	mask_l4 mask_unread_udp mask_combined mask_only mask_churn mask_limit
 	mask_bad_rules alert_threshold alert_top alert_ratelimit
 	sessions_exact sessions_live sessions_overflow sessions_parts
-	sessions_top sessions_top_tty sessions_unload fuzz_netlink)
+	sessions_top sessions_top_tty sessions_top_missed sessions_unload
+	fuzz_netlink)
 
 usage() {
 	echo "usage: tests/lab/run.sh [-l] [-t NAME]...   (-l lists the tests)"

@@ -290,3 +290,23 @@ test_sessions_top_tty() {
 	done
 	$DS stop
 }
+
+# top with a ring of 8: closes overwritten before top read them are
+# counted in its header, as many as show stats counts unread
+test_sessions_top_missed() {
+	local top
+	setup_module closed=8
+	$DS start tcp
+	$DS top count 1 interval 10 > "$TMP/top.txt" 2> "$TMP/top.err" &
+	top=$!
+	defer kill_quiet $top
+	wait_for 30 grep -q "$WATCH_READY" "$TMP/top.err" ||
+		abort "top did not start: $(cat "$TMP/top.err")"
+	$TG run 10 5025 0 > /dev/null
+	kill -0 $top 2>/dev/null || abort "top's interval ended before the 20 closes did"
+	wait $top
+	check "top: 20 closes in a ring of 8: 8 closed, 12 missed, 12 unread" \
+		"8 closed 12 12" \
+		"$(sed -n 's/.* live, \([0-9]*\) closed .*closes missed: \([0-9]*\).*/\1 closed \2/p' "$TMP/top.txt") $(stat_of sessions_unread)"
+	$DS stop
+}
