@@ -302,8 +302,7 @@ static int ds_sess_cmp(const void *a, const void *b)
 	return x->cookie < y->cookie ? -1 : x->cookie > y->cookie;
 }
 
-bool ds_sess_match(const struct ds_sess_filter *f,
-			  const struct ds_session *s)
+bool ds_sess_match(const struct ds_sess_filter *f, const struct ds_session *s)
 {
 	return (f->pid == UINT64_MAX || s->pid == f->pid) &&
 	       (f->port == UINT64_MAX || s->lport == f->port ||

@@ -4,6 +4,7 @@
  * or Ctrl-C stop watching; without a terminal, Ctrl-C, a round count or a
  * timeout do.
  */
+#define _GNU_SOURCE	/* ppoll() */
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -107,13 +108,16 @@ static bool ds_stop_key(char c)
  * non-canonical mode without echo (restored on every way out), SIGINT and
  * SIGTERM end it, each alert message on l->nl goes to l->on_msg, each key
  * other than a stop key to l->on_key, and l->on_turn decides between
- * events whether to go on and how long to wait at most.
+ * events whether to go on and how long to wait at most. SIGINT, SIGTERM
+ * and SIGWINCH are blocked but while waiting, so that one that comes
+ * while a message or a turn is handled still cuts the wait short.
  */
 int ds_watch_loop(struct ds_loop *l)
 {
 	struct sigaction sa = { .sa_handler = ds_on_signal }, old_int, old_term;
 	bool tty = isatty(STDIN_FILENO);
 	struct termios saved, raw;
+	sigset_t block, waiting;
 	int err, status = DS_OK;
 
 	if (tty && !tcgetattr(STDIN_FILENO, &saved)) {
@@ -129,6 +133,11 @@ int ds_watch_loop(struct ds_loop *l)
 		fprintf(stderr, "watching %s: %s\n", l->what,
 			tty ? "q, Enter or Ctrl-C to stop" : "Ctrl-C to stop");
 	ds_interrupted = 0;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGWINCH);
+	sigprocmask(SIG_BLOCK, &block, &waiting);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 
@@ -137,6 +146,7 @@ int ds_watch_loop(struct ds_loop *l)
 			{ .fd = l->nl ? ds_nl_fd(l->nl) : -1, .events = POLLIN },
 			{ .fd = tty ? STDIN_FILENO : -1, .events = POLLIN },
 		};
+		struct timespec ts;
 		int wait = 1000;
 		ssize_t n;
 		char c;
@@ -151,10 +161,12 @@ int ds_watch_loop(struct ds_loop *l)
 			if (l->deadline - now < (uint64_t)wait)
 				wait = (int)(l->deadline - now);
 		}
-		if (poll(pfd, 2, wait) < 0) {
+		ts.tv_sec = wait / 1000;
+		ts.tv_nsec = (long)(wait % 1000) * 1000000;
+		if (ppoll(pfd, 2, &ts, &waiting) < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "dropscope: poll: %s\n", strerror(errno));
+			fprintf(stderr, "dropscope: ppoll: %s\n", strerror(errno));
 			status = DS_EFAIL;
 			break;
 		}
@@ -184,6 +196,8 @@ int ds_watch_loop(struct ds_loop *l)
 		}
 	}
 
+	/* one still pending comes to our handler, not to the default one */
+	sigprocmask(SIG_SETMASK, &waiting, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (tty)

@@ -65,18 +65,15 @@ os.write(master, b"s")
 sort = read_until(lambda: b"sort rx" in out, 10)
 mark = len(out)
 winsize(12, 60)
-# the frame drawn at the resize (SIGWINCH), whole by then
-read_until(lambda: out.find(CLEAR, mark) >= 0, 10)
-read_until(lambda: False, 0.5)
-start = out.find(CLEAR, mark)
-frame = out[start + len(CLEAR):]
-nxt = frame.find(CLEAR)
-frame = frame[:nxt if nxt >= 0 else len(frame)]
-lines = [l.rstrip(b"\r") for l in frame.split(b"\n")]
-fits = start >= 0 and len(lines) <= 12 and max(len(l) for l in lines) <= 60
+# the frames drawn after the resize (at SIGWINCH, then every interval):
+# the first might have been under way before it, the last unfinished
+read_until(lambda: False, 2.5)
+frames = out[mark:].split(CLEAR)[2:-1]
+sizes = [(len(ls), max(len(l) for l in ls)) for ls in
+         ([l.rstrip(b"\r") for l in f.split(b"\n")] for f in frames)]
+fits = bool(sizes) and all(n <= 12 and w <= 60 for n, w in sizes)
 if not fits:
-    sys.stderr.write(f"frame after the resize: {len(lines)} lines, "
-                     f"widest {max(len(l) for l in lines)}: {frame!r}\n")
+    sys.stderr.write(f"frames after the resize (lines, widest): {sizes}\n")
 os.write(master, key)
 t0 = time.time()
 status = None
