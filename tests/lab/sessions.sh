@@ -9,7 +9,8 @@
 TG=$BIN/tcpgen
 
 # oracle_start FILE: bpftrace in the background, its output in $TMP/FILE;
-# returns once its probes see a close
+# returns once its probes see a close (bpftrace compiles the script
+# before it attaches: minutes on a loaded host under emulation)
 oracle_start() {
 	local rx=0 i
 	grep -q rx_sk $T/events/skb/kfree_skb/format && rx='(uint64)args->rx_sk'
@@ -17,7 +18,7 @@ oracle_start() {
 	bpftrace "$TMP/tcplife.bt" > "$TMP/$1" 2> "$TMP/$1.err" &
 	oracle=$!
 	defer kill_quiet $oracle
-	wait_for 120 grep -q Attaching "$TMP/$1" || return 1
+	wait_for 600 grep -q Attaching "$TMP/$1" || return 1
 	# "Attaching" comes before the probes are: wait until one sees a close
 	for i in $(seq 60); do
 		$TG run 1 5099 0 > /dev/null
