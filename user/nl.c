@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <linux/netlink.h>
 #include <netlink/genl/ctrl.h>
@@ -97,8 +98,13 @@ static void ds_nl_set_error(struct ds_nl *nl, int err, const char *ext)
 			 "not permitted: dropscope needs CAP_NET_ADMIN (run it with sudo)");
 		break;
 	case -EUNATCH:	/* our own code: the family does not exist */
-		snprintf(nl->msg, sizeof(nl->msg),
-			 "dropscope.ko is not loaded: sudo insmod kmod/dropscope.ko");
+		/* it exists in the initial network namespace only */
+		if (!access("/sys/module/dropscope", F_OK))
+			snprintf(nl->msg, sizeof(nl->msg),
+				 "dropscope.ko is loaded, but works in the initial network namespace only: run dropscope there");
+		else
+			snprintf(nl->msg, sizeof(nl->msg),
+				 "dropscope.ko is not loaded: sudo insmod kmod/dropscope.ko");
 		break;
 	default:
 		snprintf(nl->msg, sizeof(nl->msg), "%s%s%s",

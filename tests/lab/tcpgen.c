@@ -14,8 +14,9 @@
  *       N sessions, both ends in this process (comm "thold"), client i
  *       sends 500+i bytes and the server 200+i; prints "ready" and waits
  *       for SIGTERM with all of them open.
- *   tcpgen [-6] churn SECONDS PORT
- *       open and close sessions as fast as possible for SECONDS.
+ *   tcpgen [-6] churn SECONDS PORT [PAUSE_US]
+ *       open and close sessions as fast as possible for SECONDS, or with
+ *       a pause of PAUSE_US microseconds after each.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -224,7 +225,7 @@ static int hold(int n, int port)
 	return 0;
 }
 
-static int churn(int seconds, int port)
+static int churn(int seconds, int port, int pause_us)
 {
 	int lfd = listener(port);
 	time_t end = time(NULL) + seconds;
@@ -243,6 +244,8 @@ static int churn(int seconds, int port)
 			close(c);
 		close(s);
 		n++;
+		if (pause_us)
+			usleep((useconds_t)pause_us);
 	}
 	printf("churned %ld\n", n);
 	return 0;
@@ -260,8 +263,9 @@ int main(int argc, char **argv)
 		return run(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "hold"))
 		return hold(atoi(argv[2]), atoi(argv[3]));
-	if (argc == 4 && !strcmp(argv[1], "churn"))
-		return churn(atoi(argv[2]), atoi(argv[3]));
-	fprintf(stderr, "usage: tcpgen [-6] run N PORT RST_EVERY | hold N PORT | churn SECONDS PORT\n");
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "churn"))
+		return churn(atoi(argv[2]), atoi(argv[3]),
+			     argc == 5 ? atoi(argv[4]) : 0);
+	fprintf(stderr, "usage: tcpgen [-6] run N PORT RST_EVERY | hold N PORT | churn SECONDS PORT [PAUSE_US]\n");
 	return 2;
 }
