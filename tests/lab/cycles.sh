@@ -4,7 +4,7 @@
 # once, and who may do what: test functions sourced by tests/lab/run.sh,
 # which runs them (its helpers, KTAP results, per-test names and cleanup).
 #
-# make check runs CYCLES load/unload cycles (default 20); make check-debug
+# make check runs CYCLES load/unload cycles (default 5); make check-debug
 # runs 100. CLI_ROUNDS (default 4) is the rounds of commands each of the
 # four CLIs runs.
 
@@ -21,15 +21,20 @@ dmesg_bad() { dmesg | tail -n +$(($1 + 1)) | grep -E "$DMESG_BAD"; }
 # mod_gone: the module is unloaded, and its family with it
 mod_gone() { [ ! -d /sys/module/dropscope ] && ! grep -qw '^dropscope' /proc/modules; }
 
+# phase NAME: the time since the cycle began, for the log
+phase() { printf '%s %.1f s, ' "$1" "$(bc <<< "$EPOCHREALTIME - $t0")" >> "$TMP/phases"; }
+
 # load_cycle I: one cycle under the load the caller made: insmod, start,
 # a watcher, rules and the interval changing, then rmmod at a random
 # moment. Appends what went wrong to $TMP/cycles.bad.
 load_cycle() {
-	local i=$1 mark watcher changer wargs rc
+	local i=$1 mark watcher changer wargs rc t0=$EPOCHREALTIME
 	mark=$(dmesg_mark)
 	insmod "$KO" || { echo "cycle $i: insmod failed" >> "$TMP/cycles.bad"; return; }
+	phase "insmod"
 	$DS set interval 10ms && $DS start ||
 		echo "cycle $i: set interval or start failed" >> "$TMP/cycles.bad"
+	phase "start"
 	# drops and TCP closes, by turns
 	wargs=watch
 	[ $((i % 2)) = 0 ] || wargs="watch sessions"
@@ -38,6 +43,7 @@ load_cycle() {
 	watcher=$!
 	wait_for 10 grep -q "$WATCH_READY" "$TMP/cycle.err" ||
 		echo "cycle $i: the watcher did not start: $(cat "$TMP/cycle.err")" >> "$TMP/cycles.bad"
+	phase "watcher ready"
 	# rules and the interval change until the module is gone
 	(
 		n=0
@@ -51,10 +57,12 @@ load_cycle() {
 	) &
 	changer=$!
 	sleep "$(awk -v r=$RANDOM 'BEGIN {printf "%.2f", 0.2 + r % 100 / 100}')"
+	phase "changes"
 	if ! rmmod dropscope 2> "$TMP/rmmod.err"; then
 		echo "cycle $i: rmmod failed: $(cat "$TMP/rmmod.err")" >> "$TMP/cycles.bad"
 		wait_for 10 rmmod dropscope 2> /dev/null
 	fi
+	phase "rmmod"
 	mod_gone || echo "cycle $i: the module is still there" >> "$TMP/cycles.bad"
 	if ! wait_for 10 sh -c "! kill -0 $watcher 2>/dev/null"; then
 		echo "cycle $i: the watcher ($wargs) did not end in 10 s: $(grep -E '^(State|voluntary)' /proc/$watcher/status | tr '\n\t' '  ') wchan $(cat /proc/$watcher/wchan) its netlink receive queue $(awk -v w=$watcher 'NR > 1 && $3 % 4194304 == w {printf "%s ", $5}' /proc/net/netlink)bytes, $(wc -l < "$TMP/cycle.out") lines out" >> "$TMP/cycles.bad"
@@ -62,10 +70,12 @@ load_cycle() {
 	fi
 	wait $watcher
 	rc=$?
+	phase "watcher ended"
 	[ $rc = 3 ] && grep -q "dropscope.ko was unloaded" "$TMP/cycle.err" ||
 		echo "cycle $i: the watcher ($wargs) ended with $rc: $(cat "$TMP/cycle.err")" >> "$TMP/cycles.bad"
-	wait_for 10 sh -c "! kill -0 $changer 2>/dev/null" || kill $changer
+	kill_tree $changer
 	wait $changer
+	phase "changer ended"
 	dmesg_bad "$mark" | sed "s/^/cycle $i: dmesg: /" >> "$TMP/cycles.bad"
 }
 
@@ -74,7 +84,7 @@ load_cycle() {
 # succeeds, the watcher sees the family go, the kernel logs no warning,
 # and afterwards the module still counts exactly.
 test_cycles() {
-	local n=${CYCLES:-20} i d0 d1 churn t0 bad
+	local n=${CYCLES:-5} i d0 d1 churn t0 bad nbad=0
 	need taskset
 	if [ "$(nproc)" -lt 2 ]; then
 		skip "cycles: under load on two CPUs" "one CPU only"
@@ -94,7 +104,9 @@ test_cycles() {
 	t0=$SECONDS
 	for i in $(seq 1 "$n"); do
 		load_cycle "$i"
-		echo "# cycle $i: $((SECONDS - t0)) s, $(wc -l < "$TMP/cycles.bad") problems"
+		echo "# cycle $i: $(cat "$TMP/phases")problems: $(tail -n +$((nbad + 1)) "$TMP/cycles.bad" | tr '\n' ' ')"
+		: > "$TMP/phases"
+		nbad=$(wc -l < "$TMP/cycles.bad")
 		[ -d /sys/module/dropscope ] && rmmod dropscope
 	done
 	echo "$n cycles in $((SECONDS - t0)) s" >&2
