@@ -64,8 +64,8 @@ load_cycle() {
 	fi
 	phase "rmmod"
 	mod_gone || echo "cycle $i: the module is still there" >> "$TMP/cycles.bad"
-	if ! wait_for 10 sh -c "! kill -0 $watcher 2>/dev/null"; then
-		echo "cycle $i: the watcher ($wargs) did not end in 10 s: $(grep -E '^(State|voluntary)' /proc/$watcher/status | tr '\n\t' '  ') wchan $(cat /proc/$watcher/wchan) its netlink receive queue $(awk -v w=$watcher 'NR > 1 && $3 % 4194304 == w {printf "%s ", $5}' /proc/net/netlink)bytes, $(wc -l < "$TMP/cycle.out") lines out" >> "$TMP/cycles.bad"
+	if ! wait_for 30 sh -c "! kill -0 $watcher 2>/dev/null"; then
+		echo "cycle $i: the watcher ($wargs) did not end in 30 s: $(grep -E '^(State|voluntary)' /proc/$watcher/status | tr '\n\t' '  ') wchan $(cat /proc/$watcher/wchan) its netlink receive queue $(awk -v w=$watcher 'NR > 1 && $3 % 4194304 == w {printf "%s ", $5}' /proc/net/netlink)bytes, $(wc -l < "$TMP/cycle.out") lines out" >> "$TMP/cycles.bad"
 		kill $watcher
 	fi
 	wait $watcher

@@ -608,7 +608,7 @@ missing=0
 # run_test NAME: test_NAME in a subshell, then its deferred cleanup. What
 # the test prints on standard error becomes KTAP diagnostics.
 run_test() {
-	local name=$1 rc=0
+	local name=$1 rc=0 t0=$SECONDS
 	echo "# test_$name"
 	rm -f "$RUNTMP/status" "$RUNTMP/abort"
 	: > "$RUNTMP/defer"
@@ -636,6 +636,7 @@ run_test() {
 		fail "test_$name: cleanup leaves dropscope loaded"
 		rmmod dropscope
 	fi
+	echo "# test_$name took $((SECONDS - t0)) s"
 }
 
 echo "KTAP version 1"
