@@ -41,8 +41,8 @@ load_cycle() {
 	# shellcheck disable=SC2086 # two words
 	$DS -j $wargs > "$TMP/cycle.out" 2> "$TMP/cycle.err" &
 	watcher=$!
-	wait_for 10 grep -q "$WATCH_READY" "$TMP/cycle.err" ||
-		echo "cycle $i: the watcher did not start: $(cat "$TMP/cycle.err")" >> "$TMP/cycles.bad"
+	wait_for 60 grep -q "$WATCH_READY" "$TMP/cycle.err" ||
+		echo "cycle $i: the watcher did not start in 60 s: $(cat "$TMP/cycle.err")" >> "$TMP/cycles.bad"
 	phase "watcher ready"
 	# rules and the interval change until the module is gone
 	(
