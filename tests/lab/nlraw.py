@@ -8,7 +8,7 @@
         sends each CMD (a number; dNUMBER as a dump) to that family id
         without resolving it, as a process that may not see the family
         would; prints the errno name of each answer (ok for none). "join"
-        joins the group and listens for 2 s: "joined:N" with N messages of
+        joins the group and listens for 5 s: "joined:N" with N messages of
         the family received, or the errno name
     nlraw.py slowdump CMD THEN GO_FILE
 
@@ -94,7 +94,7 @@ def poke(sk, fam, grp, cmds):
             try:
                 sk.setsockopt(SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, grp)
                 n = 0
-                end = time.monotonic() + 2
+                end = time.monotonic() + 5
                 while time.monotonic() < end:
                     sk.settimeout(max(end - time.monotonic(), 0.01))
                     try:
