@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <linux/netlink.h>
 #include <netlink/genl/ctrl.h>
@@ -97,8 +98,13 @@ static void ds_nl_set_error(struct ds_nl *nl, int err, const char *ext)
 			 "not permitted: dropscope needs CAP_NET_ADMIN (run it with sudo)");
 		break;
 	case -EUNATCH:	/* our own code: the family does not exist */
-		snprintf(nl->msg, sizeof(nl->msg),
-			 "dropscope.ko is not loaded: sudo insmod kmod/dropscope.ko");
+		/* it exists in the initial network namespace only */
+		if (!access("/sys/module/dropscope", F_OK))
+			snprintf(nl->msg, sizeof(nl->msg),
+				 "dropscope.ko is loaded, but works in the initial network namespace only: run dropscope there");
+		else
+			snprintf(nl->msg, sizeof(nl->msg),
+				 "dropscope.ko is not loaded: sudo insmod kmod/dropscope.ko");
 		break;
 	default:
 		snprintf(nl->msg, sizeof(nl->msg), "%s%s%s",
@@ -356,11 +362,32 @@ bool ds_nl_gone(struct ds_nl *nl)
 
 int ds_nl_join_alerts(struct ds_nl *nl)
 {
-	int grp, err, one = 1;
+	int grp, ctrl, err, one = 1;
 
+	/*
+	 * Resolve both groups before joining either: once in a group, a
+	 * notification can come in before the answer to a request, and
+	 * libnl fails the request on its sequence number.
+	 */
 	grp = genl_ctrl_resolve_grp(nl->sk, DROPSCOPE_GENL_NAME,
 				    DROPSCOPE_MCGRP_ALERTS);
 	if (grp < 0) {
+		ds_nl_set_error(nl, -EUNATCH, NULL);
+		return nl->err;
+	}
+	/* the controller's notifications tell when dropscope.ko goes away */
+	ctrl = genl_ctrl_resolve_grp(nl->sk, "nlctrl", "notify");
+	if (ctrl < 0) {
+		ds_nl_set_error(nl, -EIO, "cannot find the controller's notify group");
+		return nl->err;
+	}
+	err = nl_socket_add_membership(nl->sk, ctrl);
+	if (err < 0) {
+		ds_nl_set_error(nl, -EIO, nl_geterror(err));
+		return nl->err;
+	}
+	/* unloaded (or reloaded) before we listened to the controller? */
+	if (genl_ctrl_resolve(nl->sk, DROPSCOPE_GENL_NAME) != nl->family) {
 		ds_nl_set_error(nl, -EUNATCH, NULL);
 		return nl->err;
 	}
@@ -370,10 +397,6 @@ int ds_nl_join_alerts(struct ds_nl *nl)
 				nl_geterror(err));
 		return nl->err;
 	}
-	/* to learn when dropscope.ko goes away */
-	grp = genl_ctrl_resolve_grp(nl->sk, "nlctrl", "notify");
-	if (grp >= 0)
-		nl_socket_add_membership(nl->sk, grp);
 	/* let the kernel know, and count, when our buffer overflows */
 	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK,
 		   NETLINK_BROADCAST_ERROR, &one, sizeof(one));

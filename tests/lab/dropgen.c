@@ -4,7 +4,7 @@
  * times, and say how long it took (in guest nanoseconds: under QEMU
  * -icount shift=0 that is the number of instructions executed).
  *
- *   dropgen [-a ADDR] [-c CPU] [-P PROCS] [-d MS] udp|tcp COUNT PORT
+ *   dropgen [-a ADDR] [-c CPU] [-P PROCS] [-d MS] [-r RATE] udp|tcp COUNT PORT
  *
  * udp: COUNT datagrams to ADDR:PORT (default 127.0.0.1, IPv4 or IPv6)
  *      from an unconnected socket; with
@@ -13,7 +13,8 @@
  *      dropped with NO_SOCKET and refused.
  * -c CPU: pin to that CPU.  -P PROCS: that many processes, process i on
  * CPU i, each sending COUNT.  -d MS: keep sending for MS milliseconds
- * instead (COUNT is then a cap); prints what was sent.
+ * instead (COUNT is then a cap); prints what was sent.  -r RATE: at most
+ * RATE drops a second (each process), sleeping in between.
  * Prints "sent N ns T" on standard output.
  */
 #define _GNU_SOURCE
@@ -74,7 +75,21 @@ static int target(const char *addr, int port)
 	return -1;
 }
 
-static int run(int tcp, unsigned long count, unsigned long ms)
+/* Sleep until the i-th drop at rate a second is due. */
+static void pace(unsigned long long t0, unsigned long i, unsigned long rate)
+{
+	unsigned long long due = t0 + i * 1000000000ULL / rate, now = now_ns();
+	struct timespec ts;
+
+	if (now >= due)
+		return;
+	ts.tv_sec = (time_t)((due - now) / 1000000000ULL);
+	ts.tv_nsec = (long)((due - now) % 1000000000ULL);
+	nanosleep(&ts, NULL);
+}
+
+static int run(int tcp, unsigned long count, unsigned long ms,
+	       unsigned long rate)
 {
 	unsigned long long t0 = now_ns(), stop = t0 + ms * 1000000ULL;
 	unsigned long i;
@@ -91,6 +106,8 @@ static int run(int tcp, unsigned long count, unsigned long ms)
 	for (i = 0; i < count; i++) {
 		if (ms && now_ns() >= stop)
 			break;
+		if (rate)
+			pace(t0, i, rate);
 		if (tcp) {
 			fd = socket(to.ss_family, SOCK_STREAM, 0);
 			if (fd < 0) {
@@ -116,11 +133,11 @@ static int run(int tcp, unsigned long count, unsigned long ms)
 
 int main(int argc, char **argv)
 {
-	unsigned long count, ms = 0;
+	unsigned long count, ms = 0, rate = 0;
 	int opt, cpu = -1, procs = 0, port, tcp, i, status, rc = 0;
 	const char *addr = "127.0.0.1";
 
-	while ((opt = getopt(argc, argv, "a:c:P:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:c:P:d:r:")) != -1) {
 		switch (opt) {
 		case 'a':
 			addr = optarg;
@@ -134,13 +151,16 @@ int main(int argc, char **argv)
 		case 'd':
 			ms = strtoul(optarg, NULL, 10);
 			break;
+		case 'r':
+			rate = strtoul(optarg, NULL, 10);
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (argc - optind != 3 ||
 	    (strcmp(argv[optind], "udp") && strcmp(argv[optind], "tcp"))) {
-		fprintf(stderr, "usage: dropgen [-a ADDR] [-c CPU] [-P PROCS] [-d MS] udp|tcp COUNT PORT\n");
+		fprintf(stderr, "usage: dropgen [-a ADDR] [-c CPU] [-P PROCS] [-d MS] [-r RATE] udp|tcp COUNT PORT\n");
 		return 2;
 	}
 	tcp = !strcmp(argv[optind], "tcp");
@@ -151,7 +171,7 @@ int main(int argc, char **argv)
 	if (cpu >= 0 && pin(cpu))
 		return 1;
 	if (!procs)
-		return run(tcp, count, ms);
+		return run(tcp, count, ms, rate);
 	for (i = 0; i < procs; i++) {
 		pid_t pid = fork();
 
@@ -160,7 +180,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (!pid)
-			return pin(i) ? 1 : run(tcp, count, ms);
+			return pin(i) ? 1 : run(tcp, count, ms, rate);
 	}
 	while (wait(&status) > 0)
 		if (!WIFEXITED(status) || WEXITSTATUS(status))

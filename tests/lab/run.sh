@@ -27,13 +27,13 @@ KSFT_SKIP=4
 
 # The tests, in the order they run.
 TESTS=(load accounting two_cpus overflow batching stalled_listener
-	permissions bad_input unload shell
+	bad_input unload shell
 	mask_site mask_reason mask_dev mask_device_gate mask_netns mask_l3
 	mask_l4 mask_unread_udp mask_combined mask_only mask_churn mask_limit
 	mask_bad_rules alert_threshold alert_top alert_ratelimit
 	sessions_exact sessions_live sessions_overflow sessions_parts
 	sessions_top sessions_top_tty sessions_top_missed sessions_unload
-	fuzz_netlink)
+	fuzz_netlink cycles unload_dump four_clis privileges)
 
 usage() {
 	echo "usage: tests/lab/run.sh [-l] [-t NAME]...   (-l lists the tests)"
@@ -262,6 +262,27 @@ nlraw() {
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 stat_of() { $DS -j show stats | json "d['$1']"; }
 
+# count_exactly NAME: stopped, and then 1000 drops at a closed UDP port
+# while monitoring runs: every site and reason equals the hist trigger,
+# and the UDP site Udp NoPorts (the rules left must not match UDP)
+count_exactly() {
+	local udp0 out
+	stop_if_running
+	trace_on
+	udp0=$($KC snmp Udp NoPorts)
+	$DS start
+	gen udp 1000 $UDP_CLOSED
+	$DS stop
+	trace_off exact.hist
+	$DS -j show sites > "$TMP/exact.json"
+	out=$($KC same "$TMP/exact.hist" "$TMP/exact.json")
+	if [ $? -eq 0 ]; then ok "$1 every site and reason equals tracefs ($out)"
+	else fail "$1 every site and reason equals tracefs" "$out"; fi
+	check "$1 1000 UDP drops, as Udp NoPorts counts" \
+		"1000 $(($($KC snmp Udp NoPorts) - udp0))" \
+		"$($KC sum "$TMP/exact.json" NO_SOCKET __udp4_lib_rcv) $($KC sum "$TMP/exact.json" NO_SOCKET __udp4_lib_rcv)"
+}
+
 # --- the tests ------------------------------------------------------------------
 
 test_load() {
@@ -408,21 +429,6 @@ test_stalled_listener() {
 		fail "a full listener: lost alerts counted" "alerts_lost=$lost" "$(cat "$TMP/stall.out")"
 	fi
 	$DS stop
-}
-
-# an unprivileged user is refused every command and the alert group
-test_permissions() {
-	local perm="" cmd
-	need setpriv
-	setup_module
-	for cmd in 1 2 3 4 d5 d6 7 8 d14 d15 join; do
-		perm="$perm $(nlraw --as-nobody $cmd u32:3=100 2>&1 | cut -d: -f1)"
-	done
-	check "unprivileged: every command and the group refused" \
-		"$(printf ' error EPERM%.0s' 1 2 3 4 5 6 7 8 9 10 11)" "$perm"
-	nobody $DS status > /dev/null 2> "$TMP/perm.err"
-	check "unprivileged CLI: exit 4 and says what to do" "4 1" \
-		"$? $(grep -c 'needs CAP_NET_ADMIN' "$TMP/perm.err")"
 }
 
 # bad requests get an extended-ack error and change nothing
@@ -591,6 +597,8 @@ tmux_gone() { ! tmux -L "$1" has-session 2>/dev/null || tmux -L "$1" kill-server
 
 # shellcheck source=tests/lab/sessions.sh
 . tests/lab/sessions.sh
+# shellcheck source=tests/lab/cycles.sh
+. tests/lab/cycles.sh
 
 # --- the runner --------------------------------------------------------------------
 # Tags of the device names must differ between the tests.
@@ -601,7 +609,7 @@ missing=0
 # run_test NAME: test_NAME in a subshell, then its deferred cleanup. What
 # the test prints on standard error becomes KTAP diagnostics.
 run_test() {
-	local name=$1 rc=0
+	local name=$1 rc=0 t0=$SECONDS
 	echo "# test_$name"
 	rm -f "$RUNTMP/status" "$RUNTMP/abort"
 	: > "$RUNTMP/defer"
@@ -629,6 +637,7 @@ run_test() {
 		fail "test_$name: cleanup leaves dropscope loaded"
 		rmmod dropscope
 	fi
+	echo "# test_$name took $((SECONDS - t0)) s"
 }
 
 echo "KTAP version 1"

@@ -19,8 +19,9 @@
  *       "ready", then at each SIGUSR1 client i sends BYTES*(i+1) bytes
  *       and the server answers half of that, and it prints "pumped K"
  *       for the K-th time; all of them stay open until SIGTERM.
- *   tcpgen [-6] churn SECONDS PORT
- *       open and close sessions as fast as possible for SECONDS.
+ *   tcpgen [-6] churn SECONDS PORT [PAUSE_US]
+ *       open and close sessions as fast as possible for SECONDS, or with
+ *       a pause of PAUSE_US microseconds after each.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -283,7 +284,7 @@ static int pump(int n, int port, size_t bytes)
 	return 0;
 }
 
-static int churn(int seconds, int port)
+static int churn(int seconds, int port, int pause_us)
 {
 	int lfd = listener(port);
 	time_t end = time(NULL) + seconds;
@@ -302,6 +303,8 @@ static int churn(int seconds, int port)
 			close(c);
 		close(s);
 		n++;
+		if (pause_us)
+			usleep((useconds_t)pause_us);
 	}
 	printf("churned %ld\n", n);
 	return 0;
@@ -322,8 +325,9 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "pump"))
 		return pump(atoi(argv[2]), atoi(argv[3]),
 			    (size_t)atol(argv[4]));
-	if (argc == 4 && !strcmp(argv[1], "churn"))
-		return churn(atoi(argv[2]), atoi(argv[3]));
-	fprintf(stderr, "usage: tcpgen [-6] run N PORT RST_EVERY | hold N PORT | pump N PORT BYTES | churn SECONDS PORT\n");
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "churn"))
+		return churn(atoi(argv[2]), atoi(argv[3]),
+			     argc == 5 ? atoi(argv[4]) : 0);
+	fprintf(stderr, "usage: tcpgen [-6] run N PORT RST_EVERY | hold N PORT | pump N PORT BYTES | churn SECONDS PORT [PAUSE_US]\n");
 	return 2;
 }
