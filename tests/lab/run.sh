@@ -32,7 +32,7 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	mask_l4 mask_unread_udp mask_combined mask_only mask_churn mask_limit
 	mask_bad_rules alert_threshold alert_top alert_ratelimit
 	sessions_exact sessions_live sessions_overflow sessions_parts
-	sessions_unload fuzz_netlink)
+	sessions_unload sessions_masked sessions_bad_params fuzz_netlink)
 
 usage() {
 	echo "usage: tests/lab/run.sh [-l] [-t NAME]...   (-l lists the tests)"
@@ -265,7 +265,7 @@ stat_of() { $DS -j show stats | json "d['$1']"; }
 
 test_load() {
 	if load; then ok "insmod"; else fail "insmod"; fi
-	check "stopped after load" '{"running":false,"interval_ms":1000,"capacity":4096,"threshold":0,"top":0,"ratelimit":0,"rules":0,"parts":[],"sessions":16384,"closed":4096}' \
+	check "stopped after load" '{"running":false,"interval_ms":1000,"capacity":4096,"threshold":0,"top":0,"ratelimit":0,"rules":0,"parts":[],"sessions":16384,"closed":4096,"sessions_drops_masked":0}' \
 		"$($DS -j status)"
 }
 
