@@ -34,6 +34,7 @@
 #include <linux/in6.h>
 #include <linux/jump_label.h>
 #include <linux/list.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
@@ -51,6 +52,10 @@ struct sk_buff;
  */
 extern struct mutex ds_lock;
 extern unsigned int ds_capacity;
+
+/* The sizes given at load: module parameters from 1 to DS_PARAM_MAX. */
+#define DS_PARAM_MAX	BIT(20)
+extern const struct kernel_param_ops ds_param_count_ops;
 
 /* ---- monitor.c: sources of events, running or stopped ---------------- */
 
@@ -131,6 +136,19 @@ struct ds_filter {
 	DECLARE_BITMAP(devs, DS_GATE_DEVS);	/* the devices named */
 };
 
+/*
+ * What a rule matches a drop on: its location, its reason, and those of its
+ * packet fields the rules use (0 for the others); l3 in host byte order.
+ */
+struct ds_key {
+	unsigned long loc;
+	u32 reason;
+	u32 ifindex;
+	u32 netns;
+	u16 l3;
+	u8 l4;
+};
+
 /* Gated: there are rules on packet fields, and all of them name a device. */
 static inline bool ds_filter_gated(const struct ds_filter *f)
 {
@@ -147,6 +165,7 @@ u32 ds_probe_slots(void);
 u32 ds_probe_used(unsigned int cpu);
 const struct ds_slot *ds_probe_slot(unsigned int cpu, u32 j, u32 *index);
 u64 ds_probe_overflow(unsigned int cpu);
+void ds_drop_fields(const struct sk_buff *skb, u32 fields, struct ds_key *k);
 
 /* ---- devices.c: the netns of live devices, by pointer, for the probe -- */
 
@@ -249,6 +268,8 @@ struct ds_rule {
 #define DS_M_TO_FIELDS(m)	(((m) & DS_M_PACKET) >> 2)
 
 void ds_rules_judge(struct ds_site *site);
+bool ds_rules_mask_drop(const struct sk_buff *skb, unsigned long loc,
+			u32 reason);
 u32 ds_rules_gen(void);
 void ds_rule_hit(int rule, u64 delta);
 void ds_rules_zero_hits(void);
@@ -341,15 +362,18 @@ struct ds_sess_stats {
 	u64 unread;		/* closes overwritten in the ring unread */
 	u64 stale;		/* entries whose socket was not theirs any more */
 	u64 live;
+	u64 drops_masked;	/* drops of sessions the rules masked */
 };
 
 /*
  * The drop path's hand-off: on while sessions are tracked, so that a drop
- * without a socket costs the drop probe one no-op and one test.
+ * without a socket costs the drop probe one no-op and one test. The
+ * arguments after sk are the probe's own, in its registers.
  */
 DECLARE_STATIC_KEY_FALSE(ds_sess_drops_key);
 struct sock;
-void ds_sess_drop(const struct sock *sk);
+void ds_sess_drop(const struct sock *sk, const struct sk_buff *skb,
+		  void *location, u32 reason);
 
 int ds_sessions_init(void);
 void ds_sessions_exit(void);

@@ -18,8 +18,31 @@
 /* Serialises everything but the probe: see dropscope.h. */
 DEFINE_MUTEX(ds_lock);
 
+/*
+ * The sizes given at load (capacity=, sessions=, closed=): a number from 1
+ * to DS_PARAM_MAX. Anything else fails the load with -EINVAL, with the
+ * parameter named, before module init runs: nothing is set up.
+ */
+static int ds_param_count_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+
+	if (kstrtouint(val, 0, &n) || !n || n > DS_PARAM_MAX) {
+		pr_err("%s=%s: must be a number from 1 to %lu\n", kp->name,
+		       val, DS_PARAM_MAX);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = n;
+	return 0;
+}
+
+const struct kernel_param_ops ds_param_count_ops = {
+	.set = ds_param_count_set,
+	.get = param_get_uint,
+};
+
 unsigned int ds_capacity = 4096;
-module_param_named(capacity, ds_capacity, uint, 0444);
+module_param_cb(capacity, &ds_param_count_ops, &ds_capacity, 0444);
 MODULE_PARM_DESC(capacity,
 		 "distinct (location, reason) keys per CPU, 1 to 1048576 (default 4096)");
 
@@ -27,10 +50,6 @@ static int __init ds_init(void)
 {
 	int err;
 
-	if (!ds_capacity || ds_capacity > (1U << 20)) {
-		pr_err("capacity must be 1 to 1048576\n");
-		return -EINVAL;
-	}
 	ds_monitor_init();
 	err = ds_probe_init();
 	if (err)

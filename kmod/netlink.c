@@ -334,7 +334,9 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_UNREAD,
 			      ss.unread, DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_STALE,
-			      ss.stale, DROPSCOPE_STATS_A_PAD)) {
+			      ss.stale, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED,
+			      ss.drops_masked, DROPSCOPE_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -593,7 +595,7 @@ static int ds_cmd_mask_del(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	err = ds_rule_del(nla_get_u32(tb[DROPSCOPE_RULE_A_ID]));
-	if (err)
+	if (err == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[DROPSCOPE_RULE_A_ID],
 				    "no rule has this id");
 	return err;

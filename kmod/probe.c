@@ -118,22 +118,57 @@ static __always_inline u8 ds_packet_l4(const struct sk_buff *skb)
 }
 
 /*
+ * A drop's packet fields, the one definition of each: the input interface
+ * (skb_iif, as drop_monitor reports it), the netns, the L3 protocol (in
+ * network byte order) and the L4 protocol.
+ */
+static __always_inline int ds_packet_ifindex(const struct sk_buff *skb)
+{
+	return skb->skb_iif;
+}
+
+static __always_inline u16 ds_packet_l3(const struct sk_buff *skb)
+{
+	return (__force u16)skb->protocol;
+}
+
+/*
  * The packet fields the rules use, packed into the key: the input
- * interface (skb_iif, as drop_monitor reports it) into rk above the
- * reason, netns | l3 << 32 | l4 << 48 into pk, l3 in network byte order
- * (the folder turns it). A field's key jumps over its code while off.
+ * interface into rk above the reason, netns | l3 << 32 | l4 << 48 into
+ * pk, l3 in network byte order (the folder turns it). A field's key jumps
+ * over its code while off.
  */
 static __always_inline void ds_packet_key(const struct sk_buff *skb,
 					  u64 *rk, u64 *pk)
 {
 	if (static_branch_likely(&ds_field_keys[DS_F_IFINDEX]))
-		*rk |= (u64)skb->skb_iif << 32;
+		*rk |= (u64)ds_packet_ifindex(skb) << 32;
 	if (static_branch_likely(&ds_field_keys[DS_F_NETNS]))
 		*pk |= ds_packet_netns(skb);
 	if (static_branch_likely(&ds_field_keys[DS_F_L3]))
-		*pk |= (u64)(__force u16)skb->protocol << 32;
+		*pk |= (u64)ds_packet_l3(skb) << 32;
 	if (static_branch_likely(&ds_field_keys[DS_F_L4]))
 		*pk |= (u64)ds_packet_l4(skb) << 48;
+}
+
+/*
+ * The packet fields in fields (BIT(DS_F_*)) of a drop, as its site is
+ * keyed by them: for the rules' verdict on a single drop (rules.c), in
+ * any context, hard IRQ included. Only a drop gated out of the packet
+ * fields has them 0 in its site, and none of the rules that use them can
+ * match it either way, since each names a device it did not come in on.
+ */
+notrace void ds_drop_fields(const struct sk_buff *skb, u32 fields,
+			    struct ds_key *k)
+{
+	if (fields & BIT(DS_F_IFINDEX))
+		k->ifindex = ds_packet_ifindex(skb);
+	if (fields & BIT(DS_F_NETNS))
+		k->netns = ds_packet_netns(skb);
+	if (fields & BIT(DS_F_L3))
+		k->l3 = ntohs((__force __be16)ds_packet_l3(skb));
+	if (fields & BIT(DS_F_L4))
+		k->l4 = ds_packet_l4(skb);
 }
 
 /*
@@ -278,14 +313,15 @@ static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 
 	/*
 	 * While TCP sessions are tracked, a drop with a socket is counted
-	 * to its session too (out of line, in sessions.c): a drop without
-	 * one pays a no-op and a test (two where rx_sk is passed).
+	 * to its session too, unless the rules mask it (out of line, in
+	 * sessions.c): a drop without one pays a no-op and a test (two
+	 * where rx_sk is passed).
 	 */
 	if (static_branch_unlikely(&ds_sess_drops_key)) {
 		const struct sock *sk = skb->sk ? skb->sk : DS_KFREE_SKB_RX_SK;
 
 		if (sk)
-			ds_sess_drop(sk);
+			ds_sess_drop(sk, skb, location, reason);
 	}
 	if (static_branch_unlikely(&ds_packet_fields) &&
 	    !ds_packet_gated_out(skb))

@@ -6,21 +6,39 @@
  * drop path only keys drops by the packet fields the rules match on. A
  * site is judged once per rule-set generation; the fold right before each
  * change settles the drops counted under the old rules. Everything here
- * runs under ds_lock.
+ * runs under ds_lock, but ds_rules_mask_drop().
  *
  * The rules own the filter: what the drop path must read for them is
  * derived from the rules whenever they change (ds_rules_filter()) and
  * handed to the probe, which alone keeps what it is keyed by.
+ *
+ * A drop counted to a TCP session is judged by itself, when it happens
+ * (ds_rules_mask_drop()): a session has no site to judge. It reads a copy
+ * of the rules published with RCU on every change, and the same matcher
+ * gives the same verdict as its site gets.
  */
 
 #include <linux/kallsyms.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>
+#include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 
 #include "dropscope.h"
+
+/*
+ * A copy of the rules for the drop path: immutable once published, freed
+ * after a grace period. The drop probe runs with preemption disabled by
+ * the tracepoint, which every grace period waits for.
+ */
+struct ds_ruleset {
+	struct rcu_head rcu;
+	u32 nrules, nonly;
+	u32 fields;		/* BIT(DS_F_*): the packet fields they use */
+	struct ds_rule rules[];
+};
 
 /* The rule set; all of it under ds_lock. */
 static struct {
@@ -28,47 +46,79 @@ static struct {
 	u32 nrules, nonly;
 	u32 gen;		/* bumped on every change */
 	u32 next_id;
+	struct ds_ruleset __rcu *live;	/* NULL while there is no rule */
 } rs;
 
-static bool ds_rule_matches(const struct ds_rule *r, const struct ds_site *s)
+static bool ds_rule_matches(const struct ds_rule *r, const struct ds_key *k)
 {
 	return (!(r->match & DS_M_LOC) ||
-		(s->loc >= r->start && s->loc < r->end)) &&
-	       (!(r->match & DS_M_REASON) || s->reason == r->reason) &&
-	       (!(r->match & DS_M_IFINDEX) || s->ifindex == r->ifindex) &&
-	       (!(r->match & DS_M_NETNS) || s->netns == r->netns) &&
-	       (!(r->match & DS_M_L3) || s->l3 == r->l3) &&
-	       (!(r->match & DS_M_L4) || s->l4 == r->l4);
+		(k->loc >= r->start && k->loc < r->end)) &&
+	       (!(r->match & DS_M_REASON) || k->reason == r->reason) &&
+	       (!(r->match & DS_M_IFINDEX) || k->ifindex == r->ifindex) &&
+	       (!(r->match & DS_M_NETNS) || k->netns == r->netns) &&
+	       (!(r->match & DS_M_L3) || k->l3 == r->l3) &&
+	       (!(r->match & DS_M_L4) || k->l4 == r->l4);
 }
 
 /*
  * The verdict: masked by the first MASK rule that matches; else, with ONLY
  * rules, shown if one matches (that one counts the hit), masked if none.
+ * Returns the index of the deciding rule, or -1.
  */
-void ds_rules_judge(struct ds_site *site)
+static int ds_rules_verdict(const struct ds_rule *rules, u32 nrules,
+			    u32 nonly, const struct ds_key *k, bool *masked)
 {
 	int only = -1;
 	u32 i;
 
-	lockdep_assert_held(&ds_lock);
-	site->rules_gen = rs.gen;
-	site->rule = -1;
-	site->masked = false;
-	for (i = 0; i < rs.nrules; i++) {
-		const struct ds_rule *r = &rs.rules[i];
+	for (i = 0; i < nrules; i++) {
+		const struct ds_rule *r = &rules[i];
 
-		if (!ds_rule_matches(r, site))
+		if (!ds_rule_matches(r, k))
 			continue;
 		if (r->mode == DROPSCOPE_RULE_MASK) {
-			site->rule = i;
-			site->masked = true;
-			return;
+			*masked = true;
+			return i;
 		}
 		if (only < 0)
 			only = i;
 	}
-	site->rule = only;
-	site->masked = rs.nonly && only < 0;
+	*masked = nonly && only < 0;
+	return only;
+}
+
+void ds_rules_judge(struct ds_site *site)
+{
+	const struct ds_key k = {
+		.loc = site->loc, .reason = site->reason,
+		.ifindex = site->ifindex, .netns = site->netns,
+		.l3 = site->l3, .l4 = site->l4,
+	};
+
+	lockdep_assert_held(&ds_lock);
+	site->rules_gen = rs.gen;
+	site->rule = ds_rules_verdict(rs.rules, rs.nrules, rs.nonly, &k,
+				      &site->masked);
+}
+
+/*
+ * Do the rules in effect mask this drop? Any context, hard IRQ included,
+ * lockless: called from the drop probe, under its preempt_disable(). Its
+ * packet fields are read only when some rule uses them.
+ */
+notrace bool ds_rules_mask_drop(const struct sk_buff *skb, unsigned long loc,
+				u32 reason)
+{
+	const struct ds_ruleset *set = rcu_dereference_sched(rs.live);
+	struct ds_key k = { .loc = loc, .reason = reason };
+	bool masked;
+
+	if (!set)
+		return false;
+	if (set->fields)
+		ds_drop_fields(skb, set->fields, &k);
+	ds_rules_verdict(set->rules, set->nrules, set->nonly, &k, &masked);
+	return masked;
 }
 
 u32 ds_rules_gen(void)
@@ -119,11 +169,45 @@ static void ds_rules_filter(struct ds_filter *f, const struct ds_rule *extra)
 }
 
 /*
+ * Room for the drop path's copy of n rules, made before the rules change,
+ * so that a change that cannot be published is not made. NULL for no rule.
+ */
+static int ds_ruleset_alloc(u32 n, struct ds_ruleset **set)
+{
+	*set = NULL;
+	if (!n)
+		return 0;
+	*set = kvmalloc(struct_size(*set, rules, n), GFP_KERNEL);
+	return *set ? 0 : -ENOMEM;
+}
+
+/* Publish the rules in force to the drop path in set; free the old copy. */
+static void ds_ruleset_publish(struct ds_ruleset *set)
+{
+	struct ds_ruleset *old;
+	u32 i;
+
+	if (set) {
+		set->nrules = rs.nrules;
+		set->nonly = rs.nonly;
+		set->fields = 0;
+		memcpy(set->rules, rs.rules, rs.nrules * sizeof(*rs.rules));
+		for (i = 0; i < rs.nrules; i++)
+			set->fields |= DS_M_TO_FIELDS(rs.rules[i].match);
+	}
+	/* pairs with the rcu_dereference_sched() in ds_rules_mask_drop() */
+	old = rcu_replace_pointer(rs.live, set, lockdep_is_held(&ds_lock));
+	if (old)
+		kvfree_rcu(old, rcu);
+}
+
+/*
  * Drops are keyed by the packet fields the rules use and no others. What a
  * new rule needs was turned on before the fold that preceded the change;
- * what no rule needs any more is turned off here, after it.
+ * what no rule needs any more is turned off here, after it. The drop path's
+ * copy, made room for in set, is published before the filter narrows.
  */
-static void ds_rules_changed(void)
+static void ds_rules_changed(struct ds_ruleset *set)
 {
 	struct ds_filter f;
 	u32 i;
@@ -131,6 +215,7 @@ static void ds_rules_changed(void)
 	rs.nonly = 0;
 	for (i = 0; i < rs.nrules; i++)
 		rs.nonly += rs.rules[i].mode == DROPSCOPE_RULE_ONLY;
+	ds_ruleset_publish(set);
 	ds_rules_filter(&f, NULL);
 	ds_probe_set_filter(&f);
 	rs.gen++;
@@ -230,6 +315,7 @@ static int ds_rule_check(const struct ds_rule *r, struct genl_info *info)
 
 int ds_rule_add(struct ds_rule *rule, struct genl_info *info)
 {
+	struct ds_ruleset *set;
 	struct ds_filter f;
 	int err;
 
@@ -247,6 +333,8 @@ int ds_rule_add(struct ds_rule *rule, struct genl_info *info)
 		if (!rs.rules)
 			return -ENOMEM;
 	}
+	if (ds_ruleset_alloc(rs.nrules + 1, &set))
+		return -ENOMEM;
 	/* key drops by the rule's fields before the old rules judge */
 	ds_rules_filter(&f, rule);
 	/*
@@ -260,12 +348,13 @@ int ds_rule_add(struct ds_rule *rule, struct genl_info *info)
 	rule->id = ++rs.next_id;
 	rule->hits = 0;
 	rs.rules[rs.nrules++] = *rule;
-	ds_rules_changed();
+	ds_rules_changed(set);
 	return 0;
 }
 
 int ds_rule_del(u32 id)
 {
+	struct ds_ruleset *set;
 	u32 i;
 
 	lockdep_assert_held(&ds_lock);
@@ -274,11 +363,13 @@ int ds_rule_del(u32 id)
 			break;
 	if (i == rs.nrules)
 		return -ENOENT;
+	if (ds_ruleset_alloc(rs.nrules - 1, &set))
+		return -ENOMEM;
 	ds_drops_fold();
 	memmove(&rs.rules[i], &rs.rules[i + 1],
 		(rs.nrules - i - 1) * sizeof(*rs.rules));
 	rs.nrules--;
-	ds_rules_changed();
+	ds_rules_changed(set);
 	return 0;
 }
 
@@ -287,12 +378,14 @@ void ds_rules_clear(void)
 	lockdep_assert_held(&ds_lock);
 	ds_drops_fold();
 	rs.nrules = 0;
-	ds_rules_changed();
+	ds_rules_changed(NULL);
 }
 
+/* Module exit: every source is detached, no probe runs any more. */
 void ds_rules_free(void)
 {
 	lockdep_assert_held(&ds_lock);
+	ds_ruleset_publish(NULL);
 	kvfree(rs.rules);
 	rs.rules = NULL;
 	rs.nrules = 0;

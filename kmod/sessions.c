@@ -26,6 +26,10 @@
  * then gen again, and tags the cell with gen, so that a drop is never
  * counted to the next session of that entry. A drop racing with its
  * session's close may be missed (it is neither before nor after the close).
+ * A drop the mask rules in effect mask (ds_rules_mask_drop(): the verdict
+ * its site gets) is not counted to its session but in a per-CPU count of
+ * masked session drops, so that shown and masked add up to every drop of
+ * a tracked session.
  *
  * Sockets. No reference is taken. A socket in the table cannot be freed
  * while tcp.lock is held: it passes its TCP_CLOSE hook first, and that
@@ -67,12 +71,12 @@
 #include "dropscope.h"
 
 unsigned int ds_sessions_cap = 16384;
-module_param_named(sessions, ds_sessions_cap, uint, 0444);
+module_param_cb(sessions, &ds_param_count_ops, &ds_sessions_cap, 0444);
 MODULE_PARM_DESC(sessions,
 		 "TCP sessions tracked at once, 1 to 1048576 (default 16384)");
 
 unsigned int ds_closed_cap = 4096;
-module_param_named(closed, ds_closed_cap, uint, 0444);
+module_param_cb(closed, &ds_param_count_ops, &ds_closed_cap, 0444);
 MODULE_PARM_DESC(closed,
 		 "recent closes kept, 1 to 1048576, rounded up to a power of two (default 4096)");
 
@@ -99,6 +103,7 @@ static struct {
 	bool *ring_read;
 	u64 head;			/* closes put into the ring */
 	struct ds_sess_stats st;
+	u64 masked_base;		/* under ds_lock: ds_sess_masked at reset */
 	u64 alerted;			/* under ds_lock: ring head at the last round */
 	bool attached;			/* under ds_lock */
 } tcp = {
@@ -109,6 +114,9 @@ DEFINE_STATIC_KEY_FALSE(ds_sess_drops_key);
 
 /* Each CPU's drop cells, one per entry (too many for alloc_percpu()). */
 static DEFINE_PER_CPU(local64_t *, ds_cells);
+
+/* Drops of tracked sessions that the rules masked; never zeroed. */
+static DEFINE_PER_CPU(local64_t, ds_sess_masked);
 
 /* ---- the drop path: any context, no lock ------------------------------ */
 
@@ -135,8 +143,13 @@ static __always_inline void ds_cell_inc(u32 i, u32 gen)
 	local64_inc(c);
 }
 
-/* A drop of a packet of sk: count it to sk's session, if tracked. */
-noinline notrace void ds_sess_drop(const struct sock *sk)
+/*
+ * A drop of a packet of sk: count it to sk's session, if tracked, or as a
+ * masked session drop if the rules mask it.
+ */
+noinline notrace void ds_sess_drop(const struct sock *sk,
+				   const struct sk_buff *skb, void *location,
+				   u32 reason)
 {
 	u32 h = hash_ptr(sk, tcp.hash_bits), gen;
 	struct hlist_nulls_node *n;
@@ -150,7 +163,11 @@ begin:
 			continue;
 		/* gen again after sk: the entry was not let go in between */
 		smp_rmb();
-		if (READ_ONCE(e->gen) == gen)
+		if (READ_ONCE(e->gen) != gen)
+			return;
+		if (ds_rules_mask_drop(skb, (unsigned long)location, reason))
+			local64_inc(this_cpu_ptr(&ds_sess_masked));
+		else
 			ds_cell_inc(e - tcp.e, gen);
 		return;
 	}
@@ -539,12 +556,24 @@ static void ds_tcp_alert(struct ds_round *round)
 	tcp.alerted = seq;
 }
 
+static u64 ds_sess_masked_sum(void)
+{
+	unsigned int cpu;
+	u64 sum = 0;
+
+	for_each_possible_cpu(cpu)
+		sum += local64_read(per_cpu_ptr(&ds_sess_masked, cpu));
+	return sum;
+}
+
 /* Forget the ring and the statistics; live sessions stay while attached. */
 static void ds_tcp_reset(bool attached)
 {
 	unsigned long flags;
 
 	lockdep_assert_held(&ds_lock);
+	/* the drop path counts on: the masked count restarts from here */
+	tcp.masked_base = ds_sess_masked_sum();
 	raw_spin_lock_irqsave(&tcp.lock, flags);
 	tcp.head = 0;
 	memset(tcp.ring_read, 0, ds_closed_cap * sizeof(*tcp.ring_read));
@@ -568,14 +597,18 @@ const struct ds_source ds_tcp_source = {
 	.free = ds_tcp_free,
 };
 
+/* Under ds_lock, which masked_base is written under too. */
 void ds_sessions_stats(struct ds_sess_stats *st)
 {
+	u64 masked = ds_sess_masked_sum() - tcp.masked_base;
 	unsigned long flags;
 
+	lockdep_assert_held(&ds_lock);
 	raw_spin_lock_irqsave(&tcp.lock, flags);
 	*st = tcp.st;
 	st->live = tcp.live;
 	raw_spin_unlock_irqrestore(&tcp.lock, flags);
+	st->drops_masked = masked;
 }
 
 /*
@@ -643,11 +676,7 @@ int ds_sessions_init(void)
 	unsigned int cpu;
 	u32 i, nb;
 
-	if (!ds_sessions_cap || ds_sessions_cap > (1U << 20) ||
-	    !ds_closed_cap || ds_closed_cap > (1U << 20)) {
-		pr_err("sessions and closed must be 1 to 1048576\n");
-		return -EINVAL;
-	}
+	/* the parameters are 1 to DS_PARAM_MAX (ds_param_count_ops) */
 	ds_closed_cap = roundup_pow_of_two(ds_closed_cap);
 	nb = roundup_pow_of_two(ds_sessions_cap);
 	tcp.hash_bits = ilog2(nb);

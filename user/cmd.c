@@ -153,6 +153,7 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 {
 	struct ds_print p = { .f = stdout, .json = ctx->json };
 	struct ds_config c = { 0 };
+	uint64_t masked = 0;
 	int err;
 
 	(void)argv;
@@ -195,6 +196,13 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 		     "sessions:   %" PRIu32 " TCP sessions at once, ", c.sessions);
 	ds_print_u32(&p, DS_ANY, "closed", "%" PRIu32 " recent closes\n",
 		     c.closed);
+	err = ds_stat_get(ctx, DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED,
+			  &masked);
+	if (err)
+		return ds_fail(ctx, err);
+	ds_print_u64(&p, DS_ANY, "sessions_drops_masked",
+		     "            %" PRIu64 " session drops masked by rules\n",
+		     masked);
 	ds_print_close_obj(&p);
 	return DS_OK;
 }
@@ -456,6 +464,7 @@ static const struct {
 	{ DROPSCOPE_STATS_A_SESSIONS_OVERFLOW, "sessions_overflow", "TCP sessions not tracked (table full)" },
 	{ DROPSCOPE_STATS_A_SESSIONS_UNREAD, "sessions_unread", "closes overwritten unread" },
 	{ DROPSCOPE_STATS_A_SESSIONS_STALE, "sessions_stale", "TCP sessions whose close went unseen" },
+	{ DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED, "sessions_drops_masked", "TCP session drops masked" },
 };
 
 #define DS_NSTATS (sizeof(ds_stats_fields) / sizeof(ds_stats_fields[0]))
@@ -477,6 +486,23 @@ static int ds_stats_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 		if (st[ds_stats_fields[i].attr])
 			v[i] = nla_get_u64(st[ds_stats_fields[i].attr]);
 	return 0;
+}
+
+/* One statistic, as show stats gets it. */
+int ds_stat_get(struct ds_ctx *ctx, int attr, uint64_t *v)
+{
+	uint64_t all[DS_NSTATS] = { 0 };
+	size_t i;
+	int err;
+
+	err = ds_ctx_nl(ctx);
+	if (!err)
+		err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_STATS_GET, ds_stats_cb,
+			       all);
+	for (i = 0; i < DS_NSTATS && !err; i++)
+		if (ds_stats_fields[i].attr == attr)
+			*v = all[i];
+	return err;
 }
 
 static int cmd_show_stats(struct ds_ctx *ctx, const struct ds_cmd *self,

@@ -150,6 +150,7 @@ struct ds_reasons {
 };
 
 int ds_reasons_get(struct ds_ctx *ctx, struct ds_reasons *r);
+int ds_stat_get(struct ds_ctx *ctx, int attr, uint64_t *v);
 
 /* mask.c */
 int cmd_mask_add(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,

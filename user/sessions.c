@@ -328,7 +328,7 @@ int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 	struct ds_print p = { .f = stdout, .json = ctx->json };
 	bool live = true, closed = false;
 	struct ds_sessions s = { 0 };
-	uint64_t top = UINT64_MAX;
+	uint64_t top = UINT64_MAX, masked = 0;
 	size_t i, n = 0;
 	int a, r, err;
 
@@ -390,6 +390,11 @@ int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 	qsort(s.v, s.n, sizeof(*s.v), ds_sess_cmp);
 	ds_sessions_print(&p, s.v, s.n, (size_t)top);
 	free(s.v);
+	/* what the rules masked is in no DROPS above: say so (JSON: status) */
+	if (!p.json && !ds_stat_get(ctx, DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED,
+				    &masked) && masked)
+		ds_print_text(&p, "(%" PRIu64 " session drops masked by rules: in no DROPS above)\n",
+			      masked);
 	return DS_OK;
 }
 

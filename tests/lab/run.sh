@@ -33,7 +33,8 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	mask_bad_rules alert_threshold alert_top alert_ratelimit
 	sessions_exact sessions_live sessions_overflow sessions_parts
 	sessions_top sessions_top_tty sessions_top_missed sessions_unload
-	fuzz_netlink cycles unload_dump four_clis privileges)
+	sessions_masked sessions_bad_params fuzz_netlink cycles unload_dump
+	four_clis privileges)
 
 usage() {
 	echo "usage: tests/lab/run.sh [-l] [-t NAME]...   (-l lists the tests)"
@@ -287,7 +288,7 @@ count_exactly() {
 
 test_load() {
 	if load; then ok "insmod"; else fail "insmod"; fi
-	check "stopped after load" '{"running":false,"interval_ms":1000,"capacity":4096,"threshold":0,"top":0,"ratelimit":0,"rules":0,"parts":[],"sessions":16384,"closed":4096}' \
+	check "stopped after load" '{"running":false,"interval_ms":1000,"capacity":4096,"threshold":0,"top":0,"ratelimit":0,"rules":0,"parts":[],"sessions":16384,"closed":4096,"sessions_drops_masked":0}' \
 		"$($DS -j status)"
 }
 

@@ -8,13 +8,15 @@
 
 TG=$BIN/tcpgen
 
-# oracle_start FILE: bpftrace in the background, its output in $TMP/FILE;
-# returns once its probes see a close (bpftrace compiles the script
-# before it attaches: minutes on a loaded host under emulation)
+# oracle_start FILE [START END]: bpftrace in the background, its output in
+# $TMP/FILE; each socket's drops at a location in [START, END) are counted
+# apart too. Returns once its probes see a close (bpftrace compiles the
+# script before it attaches: minutes on a loaded host under emulation).
 oracle_start() {
 	local rx=0 i
 	grep -q rx_sk $T/events/skb/kfree_skb/format && rx='(uint64)args->rx_sk'
-	sed "s/RX_SK/$rx/" tests/lab/tcplife.bt > "$TMP/tcplife.bt"
+	sed "s/RX_SK/$rx/; s/SITE_START/${2:-0}/; s/SITE_END/${3:-0}/" \
+		tests/lab/tcplife.bt > "$TMP/tcplife.bt"
 	bpftrace "$TMP/tcplife.bt" > "$TMP/$1" 2> "$TMP/$1.err" &
 	oracle=$!
 	defer kill_quiet $oracle
@@ -310,4 +312,131 @@ test_sessions_top_missed() {
 		"8 closed 12 12" \
 		"$(sed -n 's/.* live, \([0-9]*\) closed .*closes missed: \([0-9]*\).*/\1 closed \2/p' "$TMP/top.txt") $(stat_of sessions_unread)"
 	$DS stop
+
+# sess_masked CLOSED.json ORACLE.txt PORT MODE: the closed sessions of the
+# server port PORT (both ends) against the oracle. Each one's DROPS must be
+# its drops less those the rules mask: MODE site (a MASK rule on the
+# oracle's site) the site's, all (an ONLY rule elsewhere) all of them, none
+# (no rule) none. Prints "N sessions, D differ", then the oracle's masked
+# and total drops of these sessions.
+sess_masked() {
+	python3 - "$@" <<-'PY'
+	import json, sys
+	closed = {(s["lport"], s["rport"]): s for s in json.load(open(sys.argv[1]))}
+	port, mode = int(sys.argv[3]), sys.argv[4]
+	n = bad = masked = total = 0
+	for line in open(sys.argv[2]):
+	    f = line.split()
+	    # a listener closes too (remote port 0), but is no session
+	    if len(f) < 8 or f[0] != "close" or port not in (int(f[1]), int(f[2])) \
+	       or 0 in (int(f[1]), int(f[2])):
+	        continue
+	    drops, site = int(f[6]), int(f[7])
+	    m = {"site": site, "all": drops, "none": 0}[mode]
+	    s = closed.get((int(f[1]), int(f[2])))
+	    n += 1
+	    masked += m
+	    total += drops
+	    if s is None or s["drops"] != drops - m:
+	        bad += 1
+	        print(f"# {f[1]}->{f[2]}: oracle {drops} drops, {m} masked; "
+	              f"dropscope {s and s['drops']}", file=sys.stderr)
+	print(f"{n} sessions, {bad} differ")
+	print(masked)
+	print(total)
+	PY
+}
+
+# masked_phase NAME PORT MODE: reset, 10 sessions under 10% loss on lo, then
+# their DROPS and the masked count against the oracle
+masked_phase() {
+	local name=$1 port=$2 mode=$3 r
+	$DS reset
+	netem_lo 10% || abort "netem refused"
+	$TG run 10 "$port" 0 > "$TMP/gen$port.txt"
+	netem_off
+	$DS -j show sessions closed > "$TMP/closed$port.json"
+	# the oracle prints a close as it happens: wait until it has all 20
+	wait_for 30 sh -c "[ \$(grep -cE '^close ($port [0-9]+|[0-9]+ $port) ' '$TMP/masked.txt') -ge 20 ]" ||
+		abort "the oracle did not see the 20 closes of port $port"
+	mapfile -t r < <(sess_masked "$TMP/closed$port.json" "$TMP/masked.txt" "$port" "$mode")
+	echo "# $name: the oracle saw ${r[2]} drops of these sessions, ${r[1]} of them to mask"
+	[ "${r[2]}" != 0 ] || abort "$name: no packet of these sessions was dropped: nothing to check"
+	check "sessions masked: $name: every session's DROPS equals the oracle's unmasked drops" \
+		"20 sessions, 0 differ" "${r[0]}"
+	check "sessions masked: $name: masked session drops equal the oracle's masked drops" \
+		"${r[1]}" "$(stat_of sessions_drops_masked)"
+	check "sessions masked: $name: status and the show sessions footer say so" \
+		"${r[1]} $([ "${r[1]}" = 0 ] && echo 0 || echo 1)" \
+		"$($DS -j status | json "d['sessions_drops_masked']") $($DS show sessions closed | grep -cxF "(${r[1]} session drops masked by rules: in no DROPS above)")"
+}
+
+# Mask rules apply to the drops counted to sessions as to sites: netem loss
+# on lo drops the sessions' packets where a qdisc drops (its function is
+# learnt from one datagram through a netem that loses everything); a MASK
+# rule on it, an ONLY rule on another site, a MASK rule on it and on packet
+# fields, and no rule, each against the oracle's drops at that site and
+# elsewhere.
+test_sessions_masked() {
+	local rid start end site
+	need bpftrace tc
+	setup_module
+	$DS start
+	netem_lo 100% || abort "netem refused"
+	gen udp 1 $UDP_CLOSED
+	netem_off
+	site=$($DS -j show sites | json "' '.join(s['symbol'].split('+')[0] for s in d if s['reason'] == 'QDISC_DROP')")
+	echo "# a qdisc drops in $site"
+	[[ $site =~ ^[A-Za-z0-9_.]+$ ]] || abort "no single QDISC_DROP site: '$site'"
+	rid=$(rule_id add site "$site")
+	read -r start end < <($DS -j show masks | json "'%s %s' % (d[0]['start'], d[0]['end'])")
+	oracle_start masked.txt "$start" "$end" ||
+		abort "bpftrace oracle did not attach: $(cat "$TMP/masked.txt.err") $(head -c 300 "$TMP/masked.txt")"
+	masked_phase "MASK site $site" 5021 site
+	$DS mask del "$rid"
+	rule_id only site __udp4_lib_rcv > /dev/null
+	masked_phase "ONLY site __udp4_lib_rcv" 5023 all
+	$DS mask clear
+	# a packet field too: what the qdisc drops here is TCP over IPv4
+	rule_id add site "$site" l3 ipv4 l4 tcp > /dev/null
+	masked_phase "MASK site $site l3 ipv4 l4 tcp" 5027 site
+	$DS mask clear
+	masked_phase "no rule" 5025 none
+	oracle_stop
+	$DS stop
+}
+
+# Bad module parameters: insmod fails with EINVAL (which insmod words
+# "Invalid parameters"), dmesg names the parameter and its range, and
+# nothing is left loaded; the lower bounds load.
+# finit_errno PARAMS: the errno name finit_module(2) of the module fails
+# with, or "loaded"
+finit_errno() {
+	python3 - "$KO" "$1" <<-'PY'
+	import ctypes, errno, os, sys
+	libc = ctypes.CDLL(None, use_errno=True)
+	fd = os.open(sys.argv[1], os.O_RDONLY)
+	# finit_module is syscall 313 on x86_64
+	r = libc.syscall(313, fd, sys.argv[2].encode(), 0)
+	print("loaded" if r == 0 else errno.errorcode[ctypes.get_errno()])
+	PY
+}
+test_sessions_bad_params() {
+	local p v out st
+	need dmesg
+	for p in sessions closed capacity; do
+		for v in 0 1048577 4294967296 99999999999999999999 -1 abc 12x; do
+			dmesg -C
+			out=$(insmod "$KO" "$p=$v" 2>&1)
+			st="$? $(grep -c "Invalid parameters" <<< "$out")"
+			st="$st $(dmesg | grep -cF "dropscope: $p=$v: must be a number from 1 to 1048576")"
+			check "insmod $p=$v: refused with EINVAL, the range named, nothing loaded" \
+				"1 1 1 EINVAL 0" \
+				"$st $(finit_errno "$p=$v") $([ -d /sys/module/dropscope ] && echo 1 || echo 0)"
+			[ ! -d /sys/module/dropscope ] || rmmod dropscope
+		done
+	done
+	setup_module sessions=1 closed=1 capacity=1
+	check "insmod sessions=1 closed=1 capacity=1: loaded as given" "1 1 1" \
+		"$($DS -j status | json "'%d %d %d' % (d['sessions'], d['closed'], d['capacity'])")"
 }

@@ -177,7 +177,8 @@
  *         tcp:tcp_send_reset and tcp:tcp_receive_reset
  *     DROPSCOPE_SESSION_A_DROPS: NLA_U64, skb:kfree_skb of packets whose
  *         skb->sk (else rx_sk, where the kernel passes it) is the socket,
- *         before its close, while DROPSCOPE_PART_DROPS runs too
+ *         before its close, while DROPSCOPE_PART_DROPS runs too, less those
+ *         the mask rules masked (DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED)
  *     DROPSCOPE_SESSION_A_CLOSED: NLA_FLAG, and DROPSCOPE_SESSION_A_SEQ:
  *         NLA_U64, its number among the closes, for closed sessions
  *
@@ -207,6 +208,9 @@
  *         before anyone read them
  *     DROPSCOPE_STATS_A_SESSIONS_STALE: entries whose socket turned out
  *         not to be theirs any more (a close that was not seen)
+ *     DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED: drops of tracked sessions
+ *         that the mask rules in effect masked (the verdict the drop's site
+ *         gets); they are in no session's DROPSCOPE_SESSION_A_DROPS
  *
  * Enums only grow at the end.
  */
@@ -318,6 +322,7 @@ enum dropscope_stats_attr {
 	DROPSCOPE_STATS_A_SESSIONS_OVERFLOW,
 	DROPSCOPE_STATS_A_SESSIONS_UNREAD,
 	DROPSCOPE_STATS_A_SESSIONS_STALE,
+	DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED,
 	__DROPSCOPE_STATS_A_MAX
 };
 
