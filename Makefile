@@ -3,6 +3,8 @@
 #   make                   module for the running kernel + CLI
 #   make KVER=<release>    module against that release's installed headers
 #   make check             everything CI runs (installs what it needs)
+#   make check-debug       the lab suite on a debug kernel (KASAN, lockdep,
+#                          kmemleak...), built once per machine; not in check
 #   make lab               boot 6.12 under QEMU with dropscope and traffic
 #   make bench             instruction cost per drop, side by side
 #   make spec-check        the YNL spec against the uapi header and kmod/
@@ -27,8 +29,8 @@ CLI_SRC := user/main.c user/cmd.c user/nl.c user/output.c user/print.c \
 CLI_LIB := $(filter-out user/main.c,$(CLI_SRC))
 CLI_HDR := $(wildcard user/*.h) include/uapi/linux/dropscope.h
 
-.PHONY: all module user clean check lab bench deps kernels unit testbins \
-	spec-check checkpatch
+.PHONY: all module user clean check check-debug lab bench deps kernels unit \
+	testbins spec-check checkpatch
 
 all: module user
 
@@ -101,6 +103,9 @@ checkpatch:
 
 check:
 	scripts/check
+
+check-debug:
+	scripts/check-debug
 
 lab: deps
 	scripts/demo
