@@ -591,15 +591,22 @@ test_shell() {
 # tmux_gone SOCKET: that tmux server ends, if it still runs
 tmux_gone() { ! tmux -L "$1" has-session 2>/dev/null || tmux -L "$1" kill-server; }
 
+# The other test files; one that does not parse stops the run, as does a
+# listed test that none of them defines.
+for f in masks fuzz sessions cycles; do
+	bash -n "tests/lab/$f.sh" || { echo "Bail out! tests/lab/$f.sh does not parse"; exit 1; }
+done
 # shellcheck source=tests/lab/masks.sh
 . tests/lab/masks.sh
 # shellcheck source=tests/lab/fuzz.sh
 . tests/lab/fuzz.sh
-
 # shellcheck source=tests/lab/sessions.sh
 . tests/lab/sessions.sh
 # shellcheck source=tests/lab/cycles.sh
 . tests/lab/cycles.sh
+for t in "${TESTS[@]}"; do
+	declare -F "test_$t" > /dev/null || { echo "Bail out! test_$t is listed but not defined"; exit 1; }
+done
 
 # --- the runner --------------------------------------------------------------------
 # Tags of the device names must differ between the tests.

@@ -312,6 +312,7 @@ test_sessions_top_missed() {
 		"8 closed 12 12" \
 		"$(sed -n 's/.* live, \([0-9]*\) closed .*closes missed: \([0-9]*\).*/\1 closed \2/p' "$TMP/top.txt") $(stat_of sessions_unread)"
 	$DS stop
+}
 
 # sess_masked CLOSED.json ORACLE.txt PORT MODE: the closed sessions of the
 # server port PORT (both ends) against the oracle. Each one's DROPS must be
