@@ -78,6 +78,10 @@ tests/lab/bin/tcpgen: tests/lab/tcpgen.c
 	@mkdir -p tests/lab/bin
 	$(CC) $(CFLAGS) -o $@ $<
 
+tests/lab/bin/sessgen: tests/lab/sessgen.c
+	@mkdir -p tests/lab/bin
+	$(CC) $(CFLAGS) -o $@ $<
+
 # The netlink fuzzer: raw sockets, no library between it and the kernel.
 tests/fuzz/bin/nlfuzz: tests/fuzz/nlfuzz.c include/uapi/linux/dropscope.h
 	@mkdir -p tests/fuzz/bin
@@ -85,7 +89,7 @@ tests/fuzz/bin/nlfuzz: tests/fuzz/nlfuzz.c include/uapi/linux/dropscope.h
 
 
 testbins: tests/lab/bin/dropgen tests/lab/bin/nlpoke tests/lab/bin/tcpgen \
-	tests/fuzz/bin/nlfuzz
+	tests/lab/bin/sessgen tests/fuzz/bin/nlfuzz
 
 deps:
 	scripts/deps
