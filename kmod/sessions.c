@@ -232,6 +232,17 @@ static void ds_sess_addrs(struct ds_sess_info *in, const struct sock *sk)
 	in->daddr.s6_addr32[0] = READ_ONCE(inet->inet_daddr);
 }
 
+/*
+ * Are the addresses read at birth not all there yet? An active open is
+ * born before its source port is picked, a passive one (cloned from its
+ * listener) before its peer's port and addresses are set; once both ports
+ * are known, so are the addresses, and they do not change.
+ */
+static bool ds_sess_addrs_partial(const struct ds_sess_info *in)
+{
+	return !in->sport || !in->dport;
+}
+
 /* The first process context that touches the session owns it. */
 static void ds_sess_owner(struct ds_sess_info *in)
 {
@@ -305,7 +316,7 @@ static void ds_sess_close(struct ds_sess *e, const struct sock *sk)
 	u32 slot = seq & (ds_closed_cap - 1);
 
 	in->state = TCP_CLOSE;
-	if (READ_ONCE(inet_sk(sk)->inet_sport))
+	if (ds_sess_addrs_partial(in) && READ_ONCE(inet_sk(sk)->inet_sport))
 		ds_sess_addrs(in, sk);
 	ds_sess_owner(in);
 	ds_sess_read_sock(in, sk);
@@ -347,7 +358,8 @@ static void ds_state_probe(void *data, const struct sock *sk,
 		ds_sess_close(e, sk);
 	} else {
 		e->info.state = newstate;
-		ds_sess_addrs(&e->info, sk);
+		if (ds_sess_addrs_partial(&e->info))
+			ds_sess_addrs(&e->info, sk);
 		ds_sess_owner(&e->info);
 	}
 	raw_spin_unlock_irqrestore(&tcp.lock, flags);
@@ -520,6 +532,13 @@ static void ds_tcp_alert(struct ds_round *round)
 	u32 slot;
 
 	lockdep_assert_held(&ds_lock);
+	if (muted) {
+		/* nobody listens: the round would drop each of them */
+		raw_spin_lock_irqsave(&tcp.lock, flags);
+		tcp.alerted = tcp.head;
+		raw_spin_unlock_irqrestore(&tcp.lock, flags);
+		return;
+	}
 	for (;;) {
 		raw_spin_lock_irqsave(&tcp.lock, flags);
 		if (tcp.head > ds_closed_cap && seq < tcp.head - ds_closed_cap)
@@ -530,8 +549,7 @@ static void ds_tcp_alert(struct ds_round *round)
 		}
 		slot = seq & (ds_closed_cap - 1);
 		info = tcp.ring[slot];
-		if (!muted)
-			tcp.ring_read[slot] = true;
+		tcp.ring_read[slot] = true;
 		raw_spin_unlock_irqrestore(&tcp.lock, flags);
 		seq++;
 		ds_round_put(round, ds_nl_put_session, &info);
