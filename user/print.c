@@ -380,10 +380,11 @@ struct ds_linebuf {
  * Add s padded to width (pad: how many spaces, before or after) to lb, or
  * only measure it when lb is NULL. Returns its length.
  */
-static size_t ds_put(struct ds_linebuf *lb, const char *s, int before,
-		     int after)
+static size_t ds_putn(struct ds_linebuf *lb, const char *s, size_t n,
+		      int before, int after)
 {
-	size_t n = strlen(s), len = n + (size_t)before + (size_t)after;
+	size_t len = n + (size_t)before + (size_t)after;
+	char *q;
 
 	if (!lb)
 		return len;
@@ -396,11 +397,21 @@ static size_t ds_put(struct ds_linebuf *lb, const char *s, int before,
 		lb->b = b;
 		lb->cap = cap;
 	}
-	memset(lb->b + lb->len, ' ', (size_t)before);
-	memcpy(lb->b + lb->len + before, s, n);
-	memset(lb->b + lb->len + before + n, ' ', (size_t)after);
+	q = lb->b + lb->len;
+	for (; before > 0; before--)
+		*q++ = ' ';
+	memcpy(q, s, n);
+	q += n;
+	for (; after > 0; after--)
+		*q++ = ' ';
 	lb->len += len;
 	return len;
+}
+
+static size_t ds_put(struct ds_linebuf *lb, const char *s, int before,
+		     int after)
+{
+	return ds_putn(lb, s, strlen(s), before, after);
 }
 
 /*
@@ -412,7 +423,7 @@ static size_t ds_line(const struct ds_print *p, char **cells, const int *w,
 		      struct ds_linebuf *lb)
 {
 	const char *s;
-	size_t len = 0;
+	size_t len = 0, n;
 	bool first = true;
 	int c;
 
@@ -431,13 +442,14 @@ static size_t ds_line(const struct ds_print *p, char **cells, const int *w,
 		if (!first)
 			len += ds_put(lb, col->sep ? col->sep : "", 0, 0);
 		first = false;
-		pad = w[c] - (int)strlen(s);
+		n = strlen(s);
+		pad = w[c] - (int)n;
 		if (pad < 0 || (c == last && !(col->flags & DS_COL_RIGHT)))
 			pad = 0;	/* no trailing blanks */
 		if (col->flags & DS_COL_RIGHT)
-			len += ds_put(lb, s, pad, 0);
+			len += ds_putn(lb, s, n, pad, 0);
 		else
-			len += ds_put(lb, s, 0, pad);
+			len += ds_putn(lb, s, n, 0, pad);
 	}
 	if (cells)
 		s = cells[rest];
@@ -466,6 +478,7 @@ static void ds_table_flush(struct ds_print *p)
 	bool *shown = calloc((size_t)n + 1, sizeof(*shown));
 	struct ds_linebuf lb = { NULL, 0, 0 };
 	size_t r, widest = 0;
+	int len;
 	bool extra = false;	/* an optional column is shown */
 
 	if (!w || !nat || !shown)
@@ -483,8 +496,9 @@ static void ds_table_flush(struct ds_print *p)
 			if (!s)
 				continue;
 			shown[c] = true;
-			if ((int)strlen(s) > nat[c])
-				nat[c] = (int)strlen(s);
+			len = (int)strlen(s);
+			if (len > nat[c])
+				nat[c] = len;
 		}
 		w[c] = nat[c] > col->width ? nat[c] : col->width;
 		if (shown[c])
@@ -558,6 +572,20 @@ void ds_print_str(struct ds_print *p, enum ds_pmode mode, const char *key,
 	free(t);
 }
 
+/* Is fmt the n bytes of plain, then only literal text? */
+static bool ds_plain(const char *fmt, const char *plain, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fmt[i] != plain[i])
+			return false;
+	for (fmt += n; *fmt; fmt++)
+		if (*fmt == '%')
+			return false;
+	return true;
+}
+
 /*
  * A number: JSON's text of it, and text's, printf-free when fmt is plain
  * decimal, maybe with a literal after it.
@@ -574,7 +602,7 @@ static void ds_num(struct ds_print *p, enum ds_pmode mode, const char *key,
 	d = ds_print_dec(buf, v);
 	if (p->json)
 		ds_field(p, mode, key, d, false, fmt, NULL);
-	else if (p->in_row && !strncmp(fmt, plain, n) && !strchr(fmt + n, '%'))
+	else if (p->in_row && ds_plain(fmt, plain, n))
 		ds_cell_put2(p, key, d, (size_t)(buf + 23 - d), fmt + n);
 	else if (u32)
 		ds_text(p, key, fmt, (uint32_t)v);
