@@ -4,7 +4,7 @@
 #   make KVER=<release>    module against that release's installed headers
 #   make check             everything CI runs (installs what it needs)
 #   make lab               boot 6.12 under QEMU with dropscope and traffic
-#   make bench             instruction cost per drop, side by side
+#   make bench             instruction cost per drop and per TCP session
 #   make spec-check        the YNL spec against the uapi header and kmod/
 #   make checkpatch        the kernel's checkpatch.pl --strict on kmod/, uapi
 

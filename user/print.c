@@ -183,6 +183,10 @@ static int ds_col_of(struct ds_print *p, const char *key)
 		p->col_hint = i + 1;
 		return i;
 	}
+	/* the same string, mostly: the literal of the same file */
+	for (i = 0; key && i < p->ncols; i++)
+		if (p->cols[i].key == key)
+			return p->col_hint = i + 1, i;
 	for (i = 0; i < p->ncols; i++) {
 		if (!p->cols[i].key)
 			rest = i;
