@@ -6,7 +6,7 @@
 #   make check-debug       the lab suite on a debug kernel (KASAN, lockdep,
 #                          kmemleak...), built once per machine; not in check
 #   make lab               boot 6.12 under QEMU with dropscope and traffic
-#   make bench             instruction cost per drop, side by side
+#   make bench             instruction cost per drop and per TCP session
 #   make spec-check        the YNL spec against the uapi header and kmod/
 #   make checkpatch        the kernel's checkpatch.pl --strict on kmod/, uapi
 
@@ -81,6 +81,10 @@ tests/lab/bin/tcpgen: tests/lab/tcpgen.c
 	@mkdir -p tests/lab/bin
 	$(CC) $(CFLAGS) -o $@ $<
 
+tests/lab/bin/sessgen: tests/lab/sessgen.c
+	@mkdir -p tests/lab/bin
+	$(CC) $(CFLAGS) -o $@ $<
+
 # The netlink fuzzer: raw sockets, no library between it and the kernel.
 tests/fuzz/bin/nlfuzz: tests/fuzz/nlfuzz.c include/uapi/linux/dropscope.h
 	@mkdir -p tests/fuzz/bin
@@ -88,7 +92,7 @@ tests/fuzz/bin/nlfuzz: tests/fuzz/nlfuzz.c include/uapi/linux/dropscope.h
 
 
 testbins: tests/lab/bin/dropgen tests/lab/bin/nlpoke tests/lab/bin/tcpgen \
-	tests/fuzz/bin/nlfuzz
+	tests/lab/bin/sessgen tests/fuzz/bin/nlfuzz
 
 deps:
 	scripts/deps

@@ -537,6 +537,13 @@ static void ds_tcp_alert(struct ds_round *round)
 	u32 slot;
 
 	lockdep_assert_held(&ds_lock);
+	if (muted) {
+		/* nobody listens: the round would drop each of them */
+		raw_spin_lock_irqsave(&tcp.lock, flags);
+		tcp.alerted = tcp.head;
+		raw_spin_unlock_irqrestore(&tcp.lock, flags);
+		return;
+	}
 	for (;;) {
 		raw_spin_lock_irqsave(&tcp.lock, flags);
 		if (tcp.head > ds_closed_cap && seq < tcp.head - ds_closed_cap)
@@ -547,8 +554,7 @@ static void ds_tcp_alert(struct ds_round *round)
 		}
 		slot = seq & (ds_closed_cap - 1);
 		info = tcp.ring[slot];
-		if (!muted)
-			tcp.ring_read[slot] = true;
+		tcp.ring_read[slot] = true;
 		raw_spin_unlock_irqrestore(&tcp.lock, flags);
 		seq++;
 		ds_round_put(round, ds_nl_put_session, &info);

@@ -14,6 +14,61 @@ struct ds_row {
 				 * no column has a NULL key */
 };
 
+/*
+ * The cells of an open table live in blocks freed together when it is
+ * written: a table of many rows makes no allocation per cell.
+ */
+#define DS_BLOCK	65536
+
+struct ds_block {
+	struct ds_block *next;
+	size_t used, size;
+	char data[];
+};
+
+static void *ds_alloc(struct ds_print *p, size_t n)
+{
+	struct ds_block *b = p->blocks;
+
+	n = (n + 7) & ~(size_t)7;
+	if (!b || b->size - b->used < n) {
+		size_t size = n > DS_BLOCK ? n : DS_BLOCK;
+
+		b = malloc(sizeof(*b) + size);
+		if (!b)
+			return NULL;
+		b->next = p->blocks;
+		b->used = 0;
+		b->size = size;
+		p->blocks = b;
+	}
+	b->used += n;
+	return b->data + b->used - n;
+}
+
+static void ds_free_blocks(struct ds_print *p)
+{
+	struct ds_block *b, *next;
+
+	for (b = p->blocks; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	p->blocks = NULL;
+}
+
+char *ds_print_dec(char buf[24], uint64_t v)
+{
+	char *q = buf + 23;
+
+	*q = '\0';
+	do {
+		*--q = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return q;
+}
+
 /* The length of the valid UTF-8 sequence at s (s[0] >= 0x80), or 0. */
 static size_t ds_utf8_len(const unsigned char *s)
 {
@@ -79,13 +134,27 @@ static void ds_json_str(FILE *f, const char *str)
 	fputc('"', f);
 }
 
-/* A copy for text, with control characters shown as '?'. */
+static bool ds_text_ctl(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+/*
+ * A copy for text, with control characters shown as '?'; NULL when s has
+ * none (then s itself is fine).
+ */
 static char *ds_text_clean(const char *s)
 {
-	char *t = strdup(s), *q;
+	const char *c;
+	char *t, *q;
 
+	for (c = s; *c && !ds_text_ctl((unsigned char)*c); c++)
+		;
+	if (!*c)
+		return NULL;
+	t = strdup(s);
 	for (q = t; q && *q; q++)
-		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+		if (ds_text_ctl((unsigned char)*q))
 			*q = '?';
 	return t;
 }
@@ -103,15 +172,26 @@ static void ds_json_key(struct ds_print *p, const char *key)
 }
 
 /* The column a text field goes to: its key's, else the rest. */
-static int ds_col_of(const struct ds_print *p, const char *key)
+static int ds_col_of(struct ds_print *p, const char *key)
 {
 	int i, rest = p->ncols;
 
+	/* the fields of a row mostly come in the columns' order */
+	i = p->col_hint;
+	if (key && i < p->ncols && p->cols[i].key &&
+	    (p->cols[i].key == key || !strcmp(p->cols[i].key, key))) {
+		p->col_hint = i + 1;
+		return i;
+	}
+	/* the same string, mostly: the literal of the same file */
+	for (i = 0; key && i < p->ncols; i++)
+		if (p->cols[i].key == key)
+			return p->col_hint = i + 1, i;
 	for (i = 0; i < p->ncols; i++) {
 		if (!p->cols[i].key)
 			rest = i;
 		else if (key && !strcmp(p->cols[i].key, key))
-			return i;
+			return p->col_hint = i + 1, i;
 	}
 	return rest;
 }
@@ -129,18 +209,48 @@ static void ds_row_begin(struct ds_print *p)
 		p->rows = v;
 		p->cap = cap;
 	}
-	cells = calloc((size_t)p->ncols + 1, sizeof(*cells));
+	cells = ds_alloc(p, ((size_t)p->ncols + 1) * sizeof(*cells));
 	if (!cells)
 		return;
+	memset(cells, 0, ((size_t)p->ncols + 1) * sizeof(*cells));
 	p->rows[p->nrows++].cells = cells;
 	p->in_row = true;
+	p->col_hint = 0;
+}
+
+/*
+ * Put s (n bytes) and the string tail into the cell of key in the open
+ * row, after a space if the cell has something already.
+ */
+static void ds_cell_put2(struct ds_print *p, const char *key, const char *s,
+			 size_t n, const char *tail)
+{
+	char **cell = &p->rows[p->nrows - 1].cells[ds_col_of(p, key)];
+	size_t old = *cell ? strlen(*cell) + 1 : 0, t = strlen(tail);
+	char *c = ds_alloc(p, old + n + t + 1);
+
+	if (!c)
+		return;
+	if (old) {
+		memcpy(c, *cell, old - 1);
+		c[old - 1] = ' ';
+	}
+	memcpy(c + old, s, n);
+	memcpy(c + old + n, tail, t + 1);
+	*cell = c;
+}
+
+static void ds_cell_put(struct ds_print *p, const char *key, const char *s,
+			size_t n)
+{
+	ds_cell_put2(p, key, s, n, "");
 }
 
 /* Text: written out, or added to its cell when a row is open. */
 static void ds_vtext(struct ds_print *p, const char *key, const char *fmt,
 		     va_list ap)
 {
-	char **cell, *s, *joined;
+	char buf[128], *s;
 	va_list aq;
 	int n;
 
@@ -149,35 +259,59 @@ static void ds_vtext(struct ds_print *p, const char *key, const char *fmt,
 		return;
 	}
 	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
+	n = vsnprintf(buf, sizeof(buf), fmt, aq);
 	va_end(aq);
-	if (n < 0 || !(s = malloc((size_t)n + 1)))
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(buf)) {
+		ds_cell_put(p, key, buf, (size_t)n);
+		return;
+	}
+	s = malloc((size_t)n + 1);
+	if (!s)
 		return;
 	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	cell = &p->rows[p->nrows - 1].cells[ds_col_of(p, key)];
-	if (!*cell) {
-		*cell = s;
-		return;
-	}
-	joined = malloc(strlen(*cell) + (size_t)n + 2);
-	if (joined)
-		sprintf(joined, "%s %s", *cell, s);
+	ds_cell_put(p, key, s, (size_t)n);
 	free(s);
-	if (joined) {
-		free(*cell);
-		*cell = joined;
-	}
+}
+
+static void ds_text(struct ds_print *p, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ds_vtext(p, key, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Text of a ready string v under fmt; into a cell as it is when fmt is
+ * "%s" (the common case: no formatting at all).
+ */
+static void ds_text_s(struct ds_print *p, const char *key, const char *fmt,
+		      const char *v)
+{
+	if (p->in_row && fmt[0] == '%' && fmt[1] == 's' && !fmt[2])
+		ds_cell_put(p, key, v, strlen(v));
+	else
+		ds_text(p, key, fmt, v);
+}
+
+/* Does a field of this mode and text format print anything at all? */
+static bool ds_wants(const struct ds_print *p, enum ds_pmode mode,
+		     const char *fmt)
+{
+	return p->json ? mode & DS_JSON : (mode & DS_FP) && fmt;
 }
 
 /*
  * The one place a field is printed: JSON gets key and json (quoted and
- * escaped when quote), text gets fmt applied to the arguments after it.
+ * escaped when quote), text gets fmt applied to the string text.
  */
 static void ds_field(struct ds_print *p, enum ds_pmode mode, const char *key,
-		     const char *json, bool quote, const char *fmt, ...)
+		     const char *json, bool quote, const char *fmt,
+		     const char *text)
 {
-	va_list ap;
-
 	if (p->json) {
 		if (!(mode & DS_JSON))
 			return;
@@ -190,9 +324,7 @@ static void ds_field(struct ds_print *p, enum ds_pmode mode, const char *key,
 	}
 	if (!(mode & DS_FP) || !fmt)
 		return;
-	va_start(ap, fmt);
-	ds_vtext(p, key, fmt, ap);
-	va_end(ap);
+	ds_text_s(p, key, fmt, text);
 }
 
 static void ds_open(struct ds_print *p, const char *key, char c)
@@ -242,26 +374,65 @@ void ds_print_close_arr(struct ds_print *p)
 	ds_close(p, ']');
 }
 
-/* Write s padded to width (pad: how many spaces, before or after). */
-static size_t ds_put(FILE *f, const char *s, int before, int after)
+/* A line of a table as it is put together. */
+struct ds_linebuf {
+	char *b;
+	size_t len, cap;
+};
+
+/*
+ * Add s padded to width (pad: how many spaces, before or after) to lb, or
+ * only measure it when lb is NULL. Returns its length.
+ */
+static size_t ds_putn(struct ds_linebuf *lb, const char *s, size_t n,
+		      int before, int after)
 {
-	if (f)
-		fprintf(f, "%*s%s%*s", before, "", s, after, "");
-	return strlen(s) + (size_t)before + (size_t)after;
+	size_t len = n + (size_t)before + (size_t)after;
+	char *q;
+
+	if (!lb)
+		return len;
+	if (lb->len + len + 2 > lb->cap) {
+		size_t cap = (lb->len + len + 2) * 2;
+		char *b = realloc(lb->b, cap);
+
+		if (!b)
+			return len;
+		lb->b = b;
+		lb->cap = cap;
+	}
+	q = lb->b + lb->len;
+	for (; before > 0; before--)
+		*q++ = ' ';
+	memcpy(q, s, n);
+	q += n;
+	for (; after > 0; after--)
+		*q++ = ' ';
+	lb->len += len;
+	return len;
+}
+
+static size_t ds_put(struct ds_linebuf *lb, const char *s, int before,
+		     int after)
+{
+	return ds_putn(lb, s, strlen(s), before, after);
 }
 
 /*
- * One line of the table, the header when cells is NULL: written to f, or
- * only measured when f is NULL. Returns its length.
+ * One line of the table, the header when cells is NULL: written to f
+ * through lb, or only measured when lb is NULL. Returns its length.
  */
 static size_t ds_line(const struct ds_print *p, char **cells, const int *w,
-		      const bool *shown, int last, int rest, FILE *f)
+		      const bool *shown, int last, int rest,
+		      struct ds_linebuf *lb)
 {
 	const char *s;
-	size_t len = 0;
+	size_t len = 0, n;
 	bool first = true;
 	int c;
 
+	if (lb)
+		lb->len = 0;
 	for (c = 0; c < p->ncols; c++) {
 		const struct ds_col *col = &p->cols[c];
 		int pad;
@@ -273,27 +444,32 @@ static size_t ds_line(const struct ds_print *p, char **cells, const int *w,
 		else
 			s = col->head ? col->head : "";
 		if (!first)
-			len += ds_put(f, col->sep ? col->sep : "", 0, 0);
+			len += ds_put(lb, col->sep ? col->sep : "", 0, 0);
 		first = false;
-		pad = w[c] - (int)strlen(s);
+		n = strlen(s);
+		pad = w[c] - (int)n;
 		if (pad < 0 || (c == last && !(col->flags & DS_COL_RIGHT)))
 			pad = 0;	/* no trailing blanks */
 		if (col->flags & DS_COL_RIGHT)
-			len += ds_put(f, s, pad, 0);
+			len += ds_putn(lb, s, n, pad, 0);
 		else
-			len += ds_put(f, s, 0, pad);
+			len += ds_putn(lb, s, n, 0, pad);
 	}
 	if (cells)
 		s = cells[rest];
 	else
 		s = rest < p->ncols ? p->cols[rest].head : NULL;
 	if (s && *s) {
-		len += ds_put(f, rest < p->ncols && p->cols[rest].sep ?
+		len += ds_put(lb, rest < p->ncols && p->cols[rest].sep ?
 			      p->cols[rest].sep : "  ", 0, 0);
-		len += ds_put(f, s, 0, 0);
+		len += ds_put(lb, s, 0, 0);
 	}
-	if (f)
-		fputc('\n', f);
+	if (lb && lb->b) {
+		lb->b[lb->len] = '\n';
+		fwrite(lb->b, 1, lb->len + 1, p->f);
+	} else if (lb) {
+		fputc('\n', p->f);
+	}
 	return len;
 }
 
@@ -304,7 +480,9 @@ static void ds_table_flush(struct ds_print *p)
 	int *w = calloc((size_t)n + 1, sizeof(*w));
 	int *nat = calloc((size_t)n + 1, sizeof(*nat));
 	bool *shown = calloc((size_t)n + 1, sizeof(*shown));
+	struct ds_linebuf lb = { NULL, 0, 0 };
 	size_t r, widest = 0;
+	int len;
 	bool extra = false;	/* an optional column is shown */
 
 	if (!w || !nat || !shown)
@@ -322,8 +500,9 @@ static void ds_table_flush(struct ds_print *p)
 			if (!s)
 				continue;
 			shown[c] = true;
-			if ((int)strlen(s) > nat[c])
-				nat[c] = (int)strlen(s);
+			len = (int)strlen(s);
+			if (len > nat[c])
+				nat[c] = len;
 		}
 		w[c] = nat[c] > col->width ? nat[c] : col->width;
 		if (shown[c])
@@ -344,15 +523,12 @@ static void ds_table_flush(struct ds_print *p)
 			memcpy(w, nat, (size_t)n * sizeof(*w));
 	}
 	if (head && p->nrows)
-		ds_line(p, NULL, w, shown, last, rest, p->f);
+		ds_line(p, NULL, w, shown, last, rest, &lb);
 	for (r = 0; r < p->nrows; r++)
-		ds_line(p, p->rows[r].cells, w, shown, last, rest, p->f);
+		ds_line(p, p->rows[r].cells, w, shown, last, rest, &lb);
 out:
-	for (r = 0; r < p->nrows; r++) {
-		for (c = 0; c <= n; c++)
-			free(p->rows[r].cells[c]);
-		free(p->rows[r].cells);
-	}
+	free(lb.b);
+	ds_free_blocks(p);
 	free(p->rows);
 	p->rows = NULL;
 	p->nrows = p->cap = 0;
@@ -389,33 +565,65 @@ void ds_print_close_table(struct ds_print *p)
 void ds_print_str(struct ds_print *p, enum ds_pmode mode, const char *key,
 		  const char *fmt, const char *v)
 {
-	char *t = p->json ? NULL : ds_text_clean(v);
+	char *t;
 
-	ds_field(p, mode, key, v, true, fmt, t ? t : v);
+	if (!ds_wants(p, mode, fmt))
+		return;
+	if (p->json)
+		return ds_field(p, mode, key, v, true, fmt, NULL);
+	t = ds_text_clean(v);
+	ds_text_s(p, key, fmt, t ? t : v);
 	free(t);
 }
 
-/* JSON's text of a number. */
-static const char *ds_dec(char *buf, size_t len, uint64_t v)
+/* Is fmt the n bytes of plain, then only literal text? */
+static bool ds_plain(const char *fmt, const char *plain, size_t n)
 {
-	snprintf(buf, len, "%" PRIu64, v);
-	return buf;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fmt[i] != plain[i])
+			return false;
+	for (fmt += n; *fmt; fmt++)
+		if (*fmt == '%')
+			return false;
+	return true;
+}
+
+/*
+ * A number: JSON's text of it, and text's, printf-free when fmt is plain
+ * decimal, maybe with a literal after it.
+ */
+static void ds_num(struct ds_print *p, enum ds_pmode mode, const char *key,
+		   const char *fmt, uint64_t v, bool u32)
+{
+	const char *plain = u32 ? "%" PRIu32 : "%" PRIu64;
+	size_t n = strlen(plain);
+	char buf[24], *d;
+
+	if (!ds_wants(p, mode, fmt))
+		return;
+	d = ds_print_dec(buf, v);
+	if (p->json)
+		ds_field(p, mode, key, d, false, fmt, NULL);
+	else if (p->in_row && ds_plain(fmt, plain, n))
+		ds_cell_put2(p, key, d, (size_t)(buf + 23 - d), fmt + n);
+	else if (u32)
+		ds_text(p, key, fmt, (uint32_t)v);
+	else
+		ds_text(p, key, fmt, v);
 }
 
 void ds_print_u64(struct ds_print *p, enum ds_pmode mode, const char *key,
 		  const char *fmt, uint64_t v)
 {
-	char j[24];
-
-	ds_field(p, mode, key, ds_dec(j, sizeof(j), v), false, fmt, v);
+	ds_num(p, mode, key, fmt, v, false);
 }
 
 void ds_print_u32(struct ds_print *p, enum ds_pmode mode, const char *key,
 		  const char *fmt, uint32_t v)
 {
-	char j[24];
-
-	ds_field(p, mode, key, ds_dec(j, sizeof(j), v), false, fmt, v);
+	ds_num(p, mode, key, fmt, v, true);
 }
 
 void ds_print_hex(struct ds_print *p, enum ds_pmode mode, const char *key,
@@ -423,6 +631,8 @@ void ds_print_hex(struct ds_print *p, enum ds_pmode mode, const char *key,
 {
 	char j[24];
 
+	if (!ds_wants(p, mode, fmt))
+		return;
 	snprintf(j, sizeof(j), "0x%" PRIx64, v);
 	ds_field(p, mode, key, j, true, fmt, j);
 }
@@ -442,11 +652,15 @@ void ds_print_null(struct ds_print *p, enum ds_pmode mode, const char *key,
 void ds_print_u64_as(struct ds_print *p, enum ds_pmode mode, const char *key,
 		     const char *fmt, uint64_t v, const char *text)
 {
-	char *t = p->json ? NULL : ds_text_clean(text);
-	char j[24];
+	char j[24], *t;
 
-	ds_field(p, mode, key, ds_dec(j, sizeof(j), v), false, fmt,
-		 t ? t : text);
+	if (!ds_wants(p, mode, fmt))
+		return;
+	if (p->json)
+		return ds_field(p, mode, key, ds_print_dec(j, v), false, fmt,
+				NULL);
+	t = ds_text_clean(text);
+	ds_text_s(p, key, fmt, t ? t : text);
 	free(t);
 }
 

@@ -63,6 +63,7 @@ struct ds_col {
 #define DS_PRINT_DEPTH	16
 
 struct ds_row;
+struct ds_block;
 
 struct ds_print {
 	FILE *f;
@@ -77,6 +78,8 @@ struct ds_print {
 	struct ds_row *rows;
 	size_t nrows, cap;
 	bool in_row;
+	int col_hint;		/* the column the next field likely goes to */
+	struct ds_block *blocks;	/* where the rows' cells are */
 };
 
 void ds_print_open_obj(struct ds_print *p, const char *key);
@@ -110,6 +113,9 @@ void ds_print_u64_as(struct ds_print *p, enum ds_pmode mode, const char *key,
 void ds_print_bool_as(struct ds_print *p, enum ds_pmode mode,
 		      const char *key, const char *fmt, bool v,
 		      const char *text);
+/* The decimal digits of v, written at the end of buf; returns the
+ * first (no printf: for the many numbers of a long table). */
+char *ds_print_dec(char buf[24], uint64_t v);
 /* Text only, printf-like: headers, notes, blank lines. */
 void ds_print_text(struct ds_print *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -62,12 +62,30 @@ static uint32_t ds_u32(struct nlattr **tb, int a)
 	return tb[a] ? nla_get_u32(tb[a]) : 0;
 }
 
+/* inet_ntop() of an IPv4 address, without its sprintf(). */
+static void ds_ipv4(const unsigned char *b, char *buf)
+{
+	char d[24];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		const char *s = ds_print_dec(d, b[i]);
+		size_t n = strlen(s);
+
+		memcpy(buf, s, n);
+		buf += n;
+		*buf++ = i < 3 ? '.' : '\0';
+	}
+}
+
 static void ds_addr(struct nlattr *a, int family, char *buf, size_t len)
 {
 	int af = family == AF_INET6 ? AF_INET6 : AF_INET;
 
-	if (!a || nla_len(a) != (af == AF_INET6 ? 16 : 4) ||
-	    !inet_ntop(af, nla_data(a), buf, (socklen_t)len))
+	if (a && af == AF_INET && nla_len(a) == 4 && len >= INET_ADDRSTRLEN)
+		ds_ipv4(nla_data(a), buf);
+	else if (!a || nla_len(a) != (af == AF_INET6 ? 16 : 4) ||
+		 !inet_ntop(af, nla_data(a), buf, (socklen_t)len))
 		snprintf(buf, len, "-");
 }
 
@@ -106,7 +124,7 @@ int ds_session_parse(struct nlattr *nest, struct ds_session *s)
 		nla_strlcpy(s->comm, tb[DROPSCOPE_SESSION_A_COMM],
 			    sizeof(s->comm));
 	if (!s->comm[0])
-		snprintf(s->comm, sizeof(s->comm), "-");
+		strcpy(s->comm, "-");
 	return 0;
 }
 
@@ -164,14 +182,26 @@ static void ds_close_head(struct ds_print *p)
 		      "RX_KB", "TX_KB", "RETRANS", "DROPS", "RESETS", "MS");
 }
 
+/* Milliseconds with three decimals, rounded to the nearest microsecond. */
+static void ds_sess_ms(char ms[48], uint64_t ns)
+{
+	uint64_t us = ns / 1000 + (ns % 1000 >= 500);
+	char a[24], b[24];
+	char *frac = ds_print_dec(b, 1000 + us % 1000) + 1;
+	char *whole = ds_print_dec(a, us / 1000);
+	size_t n = strlen(whole);
+
+	memcpy(ms, whole, n);
+	ms[n] = '.';
+	memcpy(ms + n + 1, frac, 4);
+}
+
 /* The fields of a session, in the object the caller opened. */
 void ds_session_fields(struct ds_print *p, const struct ds_session *s)
 {
-	char rx[24], tx[24], ms[32];
+	char rx[24], tx[24], ms[48];
 
-	snprintf(rx, sizeof(rx), "%" PRIu64, s->rx_bytes / 1024);
-	snprintf(tx, sizeof(tx), "%" PRIu64, s->tx_bytes / 1024);
-	snprintf(ms, sizeof(ms), "%.3f", (double)s->duration_ns / 1e6);
+	ds_sess_ms(ms, s->duration_ns);
 	ds_print_u32(p, DS_ANY, "pid", "%" PRIu32, s->pid);
 	ds_print_str(p, DS_ANY, "comm", "%s", s->comm);
 	ds_print_str(p, DS_JSON, "family", NULL,
@@ -181,8 +211,10 @@ void ds_session_fields(struct ds_print *p, const struct ds_session *s)
 	ds_print_str(p, DS_ANY, "raddr", "%s", s->raddr);
 	ds_print_u32(p, DS_ANY, "rport", "%" PRIu32, s->rport);
 	ds_print_str(p, DS_ANY, "state", "%s", ds_tcp_state_name(s->state));
-	ds_print_u64_as(p, DS_ANY, "rx_bytes", "%s", s->rx_bytes, rx);
-	ds_print_u64_as(p, DS_ANY, "tx_bytes", "%s", s->tx_bytes, tx);
+	ds_print_u64_as(p, DS_ANY, "rx_bytes", "%s", s->rx_bytes,
+			ds_print_dec(rx, s->rx_bytes / 1024));
+	ds_print_u64_as(p, DS_ANY, "tx_bytes", "%s", s->tx_bytes,
+			ds_print_dec(tx, s->tx_bytes / 1024));
 	ds_print_u32(p, DS_ANY, "retransmits", "%" PRIu32, s->retransmits);
 	ds_print_u64(p, DS_ANY, "drops", "%" PRIu64, s->drops);
 	ds_print_u32(p, DS_ANY, "resets_sent", "%" PRIu32 "/",
