@@ -201,10 +201,7 @@ test_mask_unread_udp() {
 	trace_off m7.hist
 	check "unread UDP datagrams: counted by input device and protocols" 25 "$(unread_drops)"
 	check "unread UDP datagrams: no rule hit" "0 0" "$(hits_of "$rid") $(hits_of "$rid2")"
-	$DS -j show sites all > "$TMP/m7.json"
-	out=$($KC same "$TMP/m7.hist" "$TMP/m7.json")
-	if [ $? -eq 0 ]; then ok "unread UDP datagrams: every site equals tracefs ($out)"
-	else fail "unread UDP datagrams: every site equals tracefs" "$out"; fi
+	sites_equal_tracefs "unread UDP datagrams:" m7 all
 }
 
 # --- combined fields, only mode ---------------------------------------------

@@ -263,11 +263,24 @@ nlraw() {
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 stat_of() { $DS -j show stats | json "d['$1']"; }
 
+# sites_equal_tracefs LABEL FILE [all]: the sites dropscope shows (with
+# all, the masked ones too), saved in $TMP/FILE.json, against the hist
+# trigger's $TMP/FILE.hist: every site and reason equal
+sites_equal_tracefs() {
+	local out
+	$DS -j show sites ${3:+"$3"} > "$TMP/$2.json"
+	if out=$($KC same "$TMP/$2.hist" "$TMP/$2.json"); then
+		ok "${1:+$1 }every site and reason equals tracefs ($out)"
+	else
+		fail "${1:+$1 }every site and reason equals tracefs" "$out"
+	fi
+}
+
 # count_exactly NAME: stopped, and then 1000 drops at a closed UDP port
 # while monitoring runs: every site and reason equals the hist trigger,
 # and the UDP site Udp NoPorts (the rules left must not match UDP)
 count_exactly() {
-	local udp0 out
+	local udp0
 	stop_if_running
 	trace_on
 	udp0=$($KC snmp Udp NoPorts)
@@ -275,10 +288,7 @@ count_exactly() {
 	gen udp 1000 $UDP_CLOSED
 	$DS stop
 	trace_off exact.hist
-	$DS -j show sites > "$TMP/exact.json"
-	out=$($KC same "$TMP/exact.hist" "$TMP/exact.json")
-	if [ $? -eq 0 ]; then ok "$1 every site and reason equals tracefs ($out)"
-	else fail "$1 every site and reason equals tracefs" "$out"; fi
+	sites_equal_tracefs "$1" exact
 	check "$1 1000 UDP drops, as Udp NoPorts counts" \
 		"1000 $(($($KC snmp Udp NoPorts) - udp0))" \
 		"$($KC sum "$TMP/exact.json" NO_SOCKET __udp4_lib_rcv) $($KC sum "$TMP/exact.json" NO_SOCKET __udp4_lib_rcv)"
@@ -307,10 +317,7 @@ test_accounting() {
 	gen udp 200 $NF_PORT
 	$DS stop
 	trace_off acct.hist
-	$DS -j show sites > "$TMP/acct.json"
-	out=$($KC same "$TMP/acct.hist" "$TMP/acct.json")
-	if [ $? -eq 0 ]; then ok "every site and reason equals tracefs ($out)"
-	else fail "every site and reason equals tracefs" "$out"; fi
+	sites_equal_tracefs "" acct
 	check "UDP NO_SOCKET equals Udp NoPorts" \
 		$(($($KC snmp Udp NoPorts) - udp0)) \
 		"$($KC sum "$TMP/acct.json" NO_SOCKET __udp4_lib_rcv)"
