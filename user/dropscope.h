@@ -35,6 +35,11 @@ struct nlattr;
 typedef int (*ds_msg_fn)(struct nlattr **tb, struct nlattr *attrs, int len,
 			 void *arg);
 
+struct nla_policy;
+int ds_nla_parse(struct nlattr **tb, int max, struct nlattr *head, int len,
+		 const struct nla_policy *pol);
+int ds_nla_parse_nested(struct nlattr **tb, int max, struct nlattr *nest,
+			const struct nla_policy *pol);
 int ds_nl_open(struct ds_nl **nlp);
 void ds_nl_close(struct ds_nl *nl);
 /* A request: build it, add attributes, send it; fn sees each reply. */

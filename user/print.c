@@ -10,7 +10,7 @@
 #include "print.h"
 
 struct ds_row {
-	char **cells;		/* ncols + 1: the last one is the rest when
+	struct ds_cell *cells;	/* ncols + 1: the last one is the rest when
 				 * no column has a NULL key */
 };
 
@@ -198,7 +198,7 @@ static int ds_col_of(struct ds_print *p, const char *key)
 
 static void ds_row_begin(struct ds_print *p)
 {
-	char **cells;
+	struct ds_cell *cells;
 
 	if (p->nrows == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 32;
@@ -220,30 +220,45 @@ static void ds_row_begin(struct ds_print *p)
 
 /*
  * Put s (n bytes) and the string tail into the cell of key in the open
- * row, after a space if the cell has something already.
+ * row, after a space if the cell has something already; with clean,
+ * control characters of s become '?'.
  */
-static void ds_cell_put2(struct ds_print *p, const char *key, const char *s,
-			 size_t n, const char *tail)
+static void ds_cell_put3(struct ds_print *p, const char *key, const char *s,
+			 size_t n, const char *tail, bool clean)
 {
-	char **cell = &p->rows[p->nrows - 1].cells[ds_col_of(p, key)];
-	size_t old = *cell ? strlen(*cell) + 1 : 0, t = strlen(tail);
-	char *c = ds_alloc(p, old + n + t + 1);
+	struct ds_cell *cell = &p->rows[p->nrows - 1].cells[ds_col_of(p, key)];
+	size_t old = cell->s ? cell->len + 1 : 0;
+	size_t t = tail[0] ? strlen(tail) : 0, i;
+	char *c = ds_alloc(p, old + n + t + 1), *q;
 
 	if (!c)
 		return;
 	if (old) {
-		memcpy(c, *cell, old - 1);
+		memcpy(c, cell->s, old - 1);
 		c[old - 1] = ' ';
 	}
-	memcpy(c + old, s, n);
-	memcpy(c + old + n, tail, t + 1);
-	*cell = c;
+	q = c + old;
+	if (clean) {
+		for (i = 0; i < n; i++)
+			q[i] = ds_text_ctl((unsigned char)s[i]) ? '?' : s[i];
+	} else {
+		memcpy(q, s, n);
+	}
+	memcpy(q + n, tail, t + 1);
+	cell->s = c;
+	cell->len = old + n + t;
+}
+
+static void ds_cell_put2(struct ds_print *p, const char *key, const char *s,
+			 size_t n, const char *tail)
+{
+	ds_cell_put3(p, key, s, n, tail, false);
 }
 
 static void ds_cell_put(struct ds_print *p, const char *key, const char *s,
 			size_t n)
 {
-	ds_cell_put2(p, key, s, n, "");
+	ds_cell_put3(p, key, s, n, "", false);
 }
 
 /* Text: written out, or added to its cell when a row is open. */
@@ -295,6 +310,22 @@ static void ds_text_s(struct ds_print *p, const char *key, const char *fmt,
 		ds_cell_put(p, key, v, strlen(v));
 	else
 		ds_text(p, key, fmt, v);
+}
+
+/*
+ * Text of a string from outside (a name, a comm): control characters
+ * show as '?', copied straight into a cell when fmt is "%s".
+ */
+static void ds_text_str(struct ds_print *p, const char *key, const char *fmt,
+			const char *v)
+{
+	char *t;
+
+	if (p->in_row && fmt[0] == '%' && fmt[1] == 's' && !fmt[2])
+		return ds_cell_put3(p, key, v, strlen(v), "", true);
+	t = ds_text_clean(v);
+	ds_text_s(p, key, fmt, t ? t : v);
+	free(t);
 }
 
 /* Does a field of this mode and text format print anything at all? */
@@ -374,167 +405,281 @@ void ds_print_close_arr(struct ds_print *p)
 	ds_close(p, ']');
 }
 
-/* A line of a table as it is put together. */
-struct ds_linebuf {
+/*
+ * The layout of a table being written: each column's width, whether it is
+ * shown, its separator's length; the last shown column and the rest column;
+ * and the text put together, written to f in pieces of DS_BLOCK bytes.
+ */
+struct ds_layout {
+	int *w;
+	bool *shown;
+	size_t *seplen;
+	int last, rest;
+	const char *restsep;
+	size_t linemax;		/* a line without its rest is no longer */
 	char *b;
 	size_t len, cap;
+	FILE *f;
 };
 
-/*
- * Add s padded to width (pad: how many spaces, before or after) to lb, or
- * only measure it when lb is NULL. Returns its length.
- */
-static size_t ds_putn(struct ds_linebuf *lb, const char *s, size_t n,
-		      int before, int after)
+static void ds_lb_flush(struct ds_layout *lo)
 {
-	size_t len = n + (size_t)before + (size_t)after;
-	char *q;
+	if (lo->len)
+		fwrite(lo->b, 1, lo->len, lo->f);
+	lo->len = 0;
+}
 
-	if (!lb)
-		return len;
-	if (lb->len + len + 2 > lb->cap) {
-		size_t cap = (lb->len + len + 2) * 2;
-		char *b = realloc(lb->b, cap);
+/* Room for n more bytes and 16 of slack (ds_spaces() writes 8 at a time). */
+static bool ds_lb_room(struct ds_layout *lo, size_t n)
+{
+	size_t cap;
+	char *b;
 
-		if (!b)
-			return len;
-		lb->b = b;
-		lb->cap = cap;
+	if (lo->len + n + 16 <= lo->cap)
+		return true;
+	cap = (lo->len + n + 16) * 2;
+	b = realloc(lo->b, cap);
+	if (!b)
+		return false;
+	lo->b = b;
+	lo->cap = cap;
+	return true;
+}
+
+/*
+ * n bytes from s to q, the short strings of table cells without a call:
+ * two overlapping loads cover 4 to 16 bytes.
+ */
+static inline void ds_copy(char *q, const char *s, size_t n)
+{
+	uint64_t a, b;
+	uint32_t x, y;
+
+	if (n >= 8 && n <= 16) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(q, &a, 8);
+		memcpy(q + n - 8, &b, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(&x, s, 4);
+		memcpy(&y, s + n - 4, 4);
+		memcpy(q, &x, 4);
+		memcpy(q + n - 4, &y, 4);
+	} else if (n < 4) {
+		if (n)
+			q[0] = s[0];
+		if (n > 1)
+			q[1] = s[1];
+		if (n > 2)
+			q[2] = s[2];
+	} else {
+		memcpy(q, s, n);
 	}
-	q = lb->b + lb->len;
-	for (; before > 0; before--)
-		*q++ = ' ';
-	memcpy(q, s, n);
-	q += n;
-	for (; after > 0; after--)
-		*q++ = ' ';
-	lb->len += len;
-	return len;
 }
 
-static size_t ds_put(struct ds_linebuf *lb, const char *s, int before,
-		     int after)
+/* n spaces at q, 8 at a time: the buffer has room for 8 more. */
+static inline char *ds_spaces(char *q, int n)
 {
-	return ds_putn(lb, s, strlen(s), before, after);
+	while (n > 0) {
+		memcpy(q, "        ", 8);
+		q += n < 8 ? n : 8;
+		n -= 8;
+	}
+	return q;
 }
 
 /*
- * One line of the table, the header when cells is NULL: written to f
- * through lb, or only measured when lb is NULL. Returns its length.
+ * One line of the table, the header when cells is NULL: added to the
+ * layout's text, or only measured when write is false. Returns its length.
  */
-static size_t ds_line(const struct ds_print *p, char **cells, const int *w,
-		      const bool *shown, int last, int rest,
-		      struct ds_linebuf *lb)
+static size_t ds_line(const struct ds_print *p, const struct ds_cell *cells,
+		      struct ds_layout *lo, bool write)
 {
-	const char *s;
-	size_t len = 0, n;
+	const char *s, *rs;
+	size_t n, rn = 0, len = 0;
 	bool first = true;
-	int c;
+	char *q = NULL;
+	int c, pad;
 
-	if (lb)
-		lb->len = 0;
+	if (cells)
+		rs = cells[lo->rest].s;
+	else
+		rs = lo->rest < p->ncols ? p->cols[lo->rest].head : NULL;
+	if (rs && *rs)
+		rn = strlen(rs) + lo->seplen[lo->rest];
+	if (write) {
+		if (!ds_lb_room(lo, lo->linemax + rn + 1))
+			return 0;
+		q = lo->b + lo->len;
+	}
 	for (c = 0; c < p->ncols; c++) {
 		const struct ds_col *col = &p->cols[c];
-		int pad;
 
-		if (c == rest || !shown[c])
+		if (c == lo->rest || !lo->shown[c])
 			continue;
-		if (cells)
-			s = cells[c] ? cells[c] : "-";
-		else
-			s = col->head ? col->head : "";
-		if (!first)
-			len += ds_put(lb, col->sep ? col->sep : "", 0, 0);
+		if (cells && cells[c].s) {
+			s = cells[c].s;
+			n = cells[c].len;
+		} else {
+			s = cells ? "-" : col->head ? col->head : "";
+			n = strlen(s);
+		}
+		if (!first) {
+			if (write)
+				ds_copy(q + len, col->sep, lo->seplen[c]);
+			len += lo->seplen[c];
+		}
 		first = false;
-		n = strlen(s);
-		pad = w[c] - (int)n;
-		if (pad < 0 || (c == last && !(col->flags & DS_COL_RIGHT)))
+		pad = lo->w[c] - (int)n;
+		if (pad < 0 || (c == lo->last && !(col->flags & DS_COL_RIGHT)))
 			pad = 0;	/* no trailing blanks */
-		if (col->flags & DS_COL_RIGHT)
-			len += ds_putn(lb, s, n, pad, 0);
-		else
-			len += ds_putn(lb, s, n, 0, pad);
+		if (write) {
+			char *at = q + len;
+
+			if (col->flags & DS_COL_RIGHT)
+				at = ds_spaces(at, pad);
+			ds_copy(at, s, n);
+			if (!(col->flags & DS_COL_RIGHT))
+				ds_spaces(at + n, pad);
+		}
+		len += n + (size_t)pad;
 	}
-	if (cells)
-		s = cells[rest];
-	else
-		s = rest < p->ncols ? p->cols[rest].head : NULL;
-	if (s && *s) {
-		len += ds_put(lb, rest < p->ncols && p->cols[rest].sep ?
-			      p->cols[rest].sep : "  ", 0, 0);
-		len += ds_put(lb, s, 0, 0);
+	if (rn) {
+		if (write) {
+			memcpy(q + len, lo->restsep, lo->seplen[lo->rest]);
+			memcpy(q + len + lo->seplen[lo->rest], rs,
+			       rn - lo->seplen[lo->rest]);
+		}
+		len += rn;
 	}
-	if (lb && lb->b) {
-		lb->b[lb->len] = '\n';
-		fwrite(lb->b, 1, lb->len + 1, p->f);
-	} else if (lb) {
-		fputc('\n', p->f);
+	if (write) {
+		q[len] = '\n';
+		lo->len += len + 1;
+		if (lo->len >= DS_BLOCK)
+			ds_lb_flush(lo);
 	}
 	return len;
 }
 
-static void ds_table_flush(struct ds_print *p)
+static void ds_table_write(struct ds_print *p)
 {
-	int n = p->ncols, rest = ds_col_of(p, NULL), last = -1, c;
+	int n = p->ncols, c;
 	bool head = p->tflags & DS_TABLE_HEAD;
-	int *w = calloc((size_t)n + 1, sizeof(*w));
 	int *nat = calloc((size_t)n + 1, sizeof(*nat));
-	bool *shown = calloc((size_t)n + 1, sizeof(*shown));
-	struct ds_linebuf lb = { NULL, 0, 0 };
+	struct ds_layout lo = {
+		.w = calloc((size_t)n + 1, sizeof(*lo.w)),
+		.shown = calloc((size_t)n + 1, sizeof(*lo.shown)),
+		.seplen = calloc((size_t)n + 1, sizeof(*lo.seplen)),
+		.rest = ds_col_of(p, NULL),
+		.last = -1,
+		.f = p->f,
+	};
 	size_t r, widest = 0;
-	int len;
 	bool extra = false;	/* an optional column is shown */
 
-	if (!w || !nat || !shown)
+	if (!lo.w || !nat || !lo.shown || !lo.seplen)
 		goto out;
 	for (c = 0; c < n; c++) {
 		const struct ds_col *col = &p->cols[c];
 
-		if (c == rest)
-			continue;
 		nat[c] = head && col->head ? (int)strlen(col->head) : 0;
-		shown[c] = !(col->flags & DS_COL_OPT);
-		for (r = 0; r < p->nrows; r++) {
-			const char *s = p->rows[r].cells[c];
+		lo.shown[c] = !(col->flags & DS_COL_OPT);
+		lo.seplen[c] = col->sep ? strlen(col->sep) : 0;
+	}
+	/* the rest's separator is two spaces unless its column says */
+	lo.restsep = lo.rest < n && p->cols[lo.rest].sep ?
+		     p->cols[lo.rest].sep : "  ";
+	lo.seplen[lo.rest] = strlen(lo.restsep);
+	for (r = 0; r < p->nrows; r++) {
+		const struct ds_cell *cells = p->rows[r].cells;
 
-			if (!s)
+		for (c = 0; c < n; c++) {
+			if (!cells[c].s)
 				continue;
-			shown[c] = true;
-			len = (int)strlen(s);
-			if (len > nat[c])
-				nat[c] = len;
+			lo.shown[c] = true;
+			if ((int)cells[c].len > nat[c])
+				nat[c] = (int)cells[c].len;
 		}
-		w[c] = nat[c] > col->width ? nat[c] : col->width;
-		if (shown[c])
-			last = c;
-		extra |= shown[c] && (col->flags & DS_COL_OPT);
+	}
+	for (c = 0; c < n; c++) {
+		if (c == lo.rest)
+			continue;
+		lo.w[c] = nat[c] > p->cols[c].width ? nat[c] : p->cols[c].width;
+		if (lo.shown[c])
+			lo.last = c;
+		extra |= lo.shown[c] && (p->cols[c].flags & DS_COL_OPT);
 	}
 	if ((p->tflags & DS_TABLE_FIT80) && extra) {
 		if (head)
-			widest = ds_line(p, NULL, w, shown, last, rest, NULL);
+			widest = ds_line(p, NULL, &lo, false);
 		for (r = 0; r < p->nrows; r++) {
-			size_t len = ds_line(p, p->rows[r].cells, w, shown,
-					     last, rest, NULL);
+			size_t len = ds_line(p, p->rows[r].cells, &lo, false);
 
 			if (len > widest)
 				widest = len;
 		}
 		if (widest > 80)
-			memcpy(w, nat, (size_t)n * sizeof(*w));
+			memcpy(lo.w, nat, (size_t)n * sizeof(*lo.w));
 	}
+	for (c = 0; c < n; c++)
+		if (c != lo.rest && lo.shown[c])
+			lo.linemax += (size_t)lo.w[c] + lo.seplen[c];
 	if (head && p->nrows)
-		ds_line(p, NULL, w, shown, last, rest, &lb);
+		ds_line(p, NULL, &lo, true);
 	for (r = 0; r < p->nrows; r++)
-		ds_line(p, p->rows[r].cells, w, shown, last, rest, &lb);
+		ds_line(p, p->rows[r].cells, &lo, true);
+	ds_lb_flush(&lo);
 out:
-	free(lb.b);
+	free(lo.b);
+	free(lo.w);
+	free(lo.shown);
+	free(lo.seplen);
+	free(nat);
+}
+
+static void ds_table_flush(struct ds_print *p)
+{
+	ds_table_write(p);
 	ds_free_blocks(p);
 	free(p->rows);
 	p->rows = NULL;
 	p->nrows = p->cap = 0;
-	free(w);
-	free(nat);
-	free(shown);
+}
+
+/*
+ * The rows of a table given by a function: each row's cells and text are
+ * made once, into the blocks of the table, then written as a table whose
+ * fields were printed one by one.
+ */
+void ds_print_rows(struct ds_print *p, const struct ds_col *cols, int ncols,
+		   unsigned int flags, size_t nrows, ds_row_fn fn, void *arg)
+{
+	struct ds_block *b;
+	size_t r;
+	char *buf;
+
+	p->cols = cols;
+	p->ncols = ncols;
+	p->tflags = flags;
+	p->nrows = 0;
+	for (r = 0; r < nrows; r++) {
+		ds_row_begin(p);
+		if (!p->in_row)
+			break;
+		p->in_row = false;
+		buf = ds_alloc(p, DS_ROW_BUF);
+		if (!buf) {
+			p->nrows--;
+			break;
+		}
+		/* give back what the row did not use */
+		b = p->blocks;
+		b->used -= DS_ROW_BUF -
+			   ((fn(arg, r, p->rows[p->nrows - 1].cells, buf) + 7) &
+			    ~(size_t)7);
+	}
+	ds_table_flush(p);
+	p->cols = NULL;
 }
 
 void ds_print_open_table(struct ds_print *p, const char *key,
@@ -565,15 +710,11 @@ void ds_print_close_table(struct ds_print *p)
 void ds_print_str(struct ds_print *p, enum ds_pmode mode, const char *key,
 		  const char *fmt, const char *v)
 {
-	char *t;
-
 	if (!ds_wants(p, mode, fmt))
 		return;
 	if (p->json)
 		return ds_field(p, mode, key, v, true, fmt, NULL);
-	t = ds_text_clean(v);
-	ds_text_s(p, key, fmt, t ? t : v);
-	free(t);
+	ds_text_str(p, key, fmt, v);
 }
 
 /* Is fmt the n bytes of plain, then only literal text? */
@@ -652,16 +793,14 @@ void ds_print_null(struct ds_print *p, enum ds_pmode mode, const char *key,
 void ds_print_u64_as(struct ds_print *p, enum ds_pmode mode, const char *key,
 		     const char *fmt, uint64_t v, const char *text)
 {
-	char j[24], *t;
+	char j[24];
 
 	if (!ds_wants(p, mode, fmt))
 		return;
 	if (p->json)
 		return ds_field(p, mode, key, ds_print_dec(j, v), false, fmt,
 				NULL);
-	t = ds_text_clean(text);
-	ds_text_s(p, key, fmt, t ? t : text);
-	free(t);
+	ds_text_str(p, key, fmt, text);
 }
 
 void ds_print_bool_as(struct ds_print *p, enum ds_pmode mode,

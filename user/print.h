@@ -65,6 +65,12 @@ struct ds_col {
 struct ds_row;
 struct ds_block;
 
+/* A cell of a text table: its text and length; s NULL: no value. */
+struct ds_cell {
+	const char *s;
+	size_t len;
+};
+
 struct ds_print {
 	FILE *f;
 	bool json;
@@ -90,6 +96,19 @@ void ds_print_open_table(struct ds_print *p, const char *key,
 			 const struct ds_col *cols, int ncols,
 			 unsigned int flags);
 void ds_print_close_table(struct ds_print *p);
+
+/*
+ * A text table of many rows, not collected field by field: fn puts the
+ * text of row r into cells (one per column, the rest last, all empty at
+ * first), keeping it in buf (DS_ROW_BUF bytes), and returns how many
+ * bytes of buf it used. The layout is that of ds_print_open_table(); text
+ * mode only.
+ */
+#define DS_ROW_BUF	1024
+typedef size_t (*ds_row_fn)(void *arg, size_t r, struct ds_cell *cells,
+			    char *buf);
+void ds_print_rows(struct ds_print *p, const struct ds_col *cols, int ncols,
+		   unsigned int flags, size_t nrows, ds_row_fn fn, void *arg);
 
 /* fmt takes the value: a string for str and hex ("0x1f"), the integer
  * for u64 (PRIu64) and u32 (PRIu32), "true"/"false" for bool. */

@@ -94,8 +94,8 @@ int ds_session_parse(struct nlattr *nest, struct ds_session *s)
 	struct nlattr *tb[DROPSCOPE_SESSION_A_MAX + 1];
 
 	memset(s, 0, sizeof(*s));
-	if (nla_parse_nested(tb, DROPSCOPE_SESSION_A_MAX, nest,
-			     (struct nla_policy *)ds_sess_policy) < 0 ||
+	if (ds_nla_parse_nested(tb, DROPSCOPE_SESSION_A_MAX, nest,
+				ds_sess_policy) < 0 ||
 	    !tb[DROPSCOPE_SESSION_A_COOKIE] || !tb[DROPSCOPE_SESSION_A_FAMILY])
 		return -EINVAL;
 	s->cookie = ds_u64(tb, DROPSCOPE_SESSION_A_COOKIE);
@@ -235,6 +235,67 @@ void ds_session_print(struct ds_print *p, const struct ds_session *s)
 	ds_print_close_obj(p);
 }
 
+/*
+ * Put n bytes of s into cell c at *q; with clean (a string from outside,
+ * the COMM), control characters as '?', as ds_print_str() shows them.
+ */
+static void ds_sess_cell(struct ds_cell *c, char **q, const char *s, size_t n,
+			 bool clean)
+{
+	size_t i;
+
+	if (!clean)
+		memcpy(*q, s, n);
+	for (i = 0; clean && i < n; i++)
+		(*q)[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	c->s = *q;
+	c->len = n;
+	*q += n;
+}
+
+static void ds_sess_dec(struct ds_cell *c, char **q, uint64_t v,
+			const char *tail)
+{
+	char d[24], *s = ds_print_dec(d, v);
+	size_t n = (size_t)(d + 23 - s);
+
+	memcpy(*q, s, n);
+	if (*tail)
+		(*q)[n++] = *tail;
+	c->s = *q;
+	c->len = n;
+	*q += n;
+}
+
+/*
+ * Row r of show sessions in text, the cells ds_session_fields() prints in
+ * the columns of ds_sess_cols: a table of tens of thousands of sessions
+ * is written without collecting its fields one by one.
+ */
+static size_t ds_sess_row(void *arg, size_t r, struct ds_cell *c, char *buf)
+{
+	const struct ds_session *s = (const struct ds_session *)arg + r;
+	const char *state = ds_tcp_state_name(s->state);
+	char *q = buf, ms[48];
+
+	ds_sess_dec(&c[0], &q, s->pid, "");
+	ds_sess_cell(&c[1], &q, s->comm, strlen(s->comm), true);
+	ds_sess_cell(&c[2], &q, s->laddr, strlen(s->laddr), false);
+	ds_sess_dec(&c[3], &q, s->lport, "");
+	ds_sess_cell(&c[4], &q, s->raddr, strlen(s->raddr), false);
+	ds_sess_dec(&c[5], &q, s->rport, "");
+	ds_sess_dec(&c[6], &q, s->rx_bytes / 1024, "");
+	ds_sess_dec(&c[7], &q, s->tx_bytes / 1024, "");
+	ds_sess_dec(&c[8], &q, s->retransmits, "");
+	ds_sess_dec(&c[9], &q, s->drops, "");
+	ds_sess_dec(&c[10], &q, s->resets_sent, "/");
+	ds_sess_dec(&c[11], &q, s->resets_received, "");
+	ds_sess_cell(&c[12], &q, state, strlen(state), false);
+	ds_sess_ms(ms, s->duration_ns);
+	ds_sess_cell(&c[13], &q, ms, strlen(ms), false);
+	return (size_t)(q - buf);
+}
+
 /* show sessions: the first top of n sessions. */
 void ds_sessions_print(struct ds_print *p, const struct ds_session *v,
 		       size_t n, size_t top)
@@ -243,11 +304,16 @@ void ds_sessions_print(struct ds_print *p, const struct ds_session *v,
 
 	if (top > n)
 		top = n;
-	ds_print_open_table(p, NULL, ds_sess_cols, DS_NCOLS(ds_sess_cols),
-			    DS_TABLE_HEAD);
-	for (i = 0; i < top; i++)
-		ds_session_print(p, &v[i]);
-	ds_print_close_table(p);
+	if (p->json) {
+		ds_print_open_table(p, NULL, ds_sess_cols,
+				    DS_NCOLS(ds_sess_cols), DS_TABLE_HEAD);
+		for (i = 0; i < top; i++)
+			ds_session_print(p, &v[i]);
+		ds_print_close_table(p);
+	} else {
+		ds_print_rows(p, ds_sess_cols, DS_NCOLS(ds_sess_cols),
+			      DS_TABLE_HEAD, top, ds_sess_row, (void *)v);
+	}
 	if (!n)
 		ds_print_text(p, "no sessions\n");
 	else if (top < n)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <netlink/attr.h>
 
 #include "dropscope.h"
 
@@ -650,8 +651,15 @@ static void print_no_sessions(struct ds_print *p, void *arg)
 	ds_sessions_print(p, arg, 0, 0);
 }
 
+static void print_two_sessions(struct ds_print *p, void *arg)
+{
+	ds_sessions_print(p, arg, 2, 2);
+}
+
 static void test_sessions_print(void **state)
 {
+	struct ds_session v[2];
+
 	(void)state;
 	assert_renders(true, print_sessions, (void *)&test_sess,
 		"[{\"pid\":42,\"comm\":\"tcli7\",\"family\":\"ipv4\","
@@ -663,8 +671,71 @@ static void test_sessions_print(void **state)
 	assert_renders(false, print_sessions, (void *)&test_sess,
 		"PID     COMM            LADDR           LPORT RADDR           RPORT     RX_KB     TX_KB RETRANS  DROPS RESETS  STATE              MS\n"
 		"42      tcli7           127.0.0.1        5001 127.0.0.1       40000         4         0       2      3     1/0 CLOSE           2.500\n");
+	/* a COMM with a control character, a wide address, two rows */
+	v[0] = test_sess;
+	v[1] = test_sess;
+	strcpy(v[1].comm, "a\tb");
+	strcpy(v[1].raddr, "2001:db8::1234:5678:9abc");
+	v[1].pid = 1234567;
+	assert_renders(false, print_two_sessions, v,
+		"PID     COMM            LADDR           LPORT RADDR                    RPORT     RX_KB     TX_KB RETRANS  DROPS RESETS  STATE              MS\n"
+		"42      tcli7           127.0.0.1        5001 127.0.0.1                40000         4         0       2      3     1/0 CLOSE           2.500\n"
+		"1234567 a?b             127.0.0.1        5001 2001:db8::1234:5678:9abc 40000         4         0       2      3     1/0 CLOSE           2.500\n");
 	assert_renders(true, print_no_sessions, NULL, "[]\n");
 	assert_renders(false, print_no_sessions, NULL, "no sessions\n");
+}
+
+/* ds_nla_parse(): framing and the policy's lengths, as libnl checks them. */
+static size_t put_attr(unsigned char *b, size_t off, uint16_t type,
+		       const void *data, uint16_t n)
+{
+	struct nlattr a = { .nla_len = (uint16_t)(NLA_HDRLEN + n),
+			    .nla_type = type };
+
+	memcpy(b + off, &a, sizeof(a));
+	memcpy(b + off + NLA_HDRLEN, data, n);
+	return off + NLA_ALIGN(a.nla_len);
+}
+
+static void test_nla_parse(void **state)
+{
+	static const struct nla_policy pol[4] = {
+		[1] = { .type = NLA_U32 }, [2] = { .type = NLA_STRING },
+		[3] = { .type = NLA_U64 },
+	};
+	uint64_t v64 = 7;
+	uint32_t v32 = 5;
+	unsigned char b[128] __attribute__((aligned(4)));
+	struct nlattr *tb[4];
+	size_t n;
+
+	(void)state;
+	memset(b, 0, sizeof(b));
+	n = put_attr(b, 0, 1, &v32, 4);
+	n = put_attr(b, n, 2, "abc", 4);
+	n = put_attr(b, n, 3, &v64, 8);
+	n = put_attr(b, n, 9, "x", 1);		/* above max: skipped */
+	assert_int_equal(ds_nla_parse(tb, 3, (struct nlattr *)b, (int)n, pol), 0);
+	assert_non_null(tb[1]);
+	assert_int_equal(nla_get_u32(tb[1]), 5);
+	assert_string_equal(nla_get_string(tb[2]), "abc");
+	assert_int_equal(nla_get_u64(tb[3]), 7);
+	assert_null(tb[0]);
+	/* a u64 of 4 bytes, a string without its NUL, an empty string */
+	n = put_attr(b, 0, 3, &v32, 4);
+	assert_int_equal(ds_nla_parse(tb, 3, (struct nlattr *)b, (int)n, pol), -EINVAL);
+	n = put_attr(b, 0, 2, "abc", 3);
+	assert_int_equal(ds_nla_parse(tb, 3, (struct nlattr *)b, (int)n, pol), -EINVAL);
+	n = put_attr(b, 0, 2, "", 0);
+	assert_int_equal(ds_nla_parse(tb, 3, (struct nlattr *)b, (int)n, pol), -EINVAL);
+	/* without a policy the same pass; an attribute past the end */
+	n = put_attr(b, 0, 3, &v32, 4);
+	assert_int_equal(ds_nla_parse(tb, 3, (struct nlattr *)b, (int)n, NULL), 0);
+	assert_non_null(tb[3]);
+	assert_int_equal(ds_nla_parse(tb, 3, (struct nlattr *)b, (int)n - 1, NULL), -EINVAL);
+	/* a length below the header */
+	((struct nlattr *)b)->nla_len = 2;
+	assert_int_equal(ds_nla_parse(tb, 3, (struct nlattr *)b, 8, NULL), -EINVAL);
 }
 
 int main(void)
@@ -685,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_sessions_print),
 		cmocka_unit_test(test_site_sort),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_nla_parse),
 	};
 
 	return cmocka_run_group_tests_name("dropscope CLI", tests, NULL, NULL);
