@@ -249,6 +249,19 @@ static void ds_sess_addrs(struct ds_sess_info *in, const struct sock *sk)
 	in->daddr.s6_addr32[0] = READ_ONCE(inet->inet_daddr);
 }
 
+/*
+ * Is a session in SYN_SENT or SYN_RECV, where its addresses may not all be
+ * set yet? An active open is born before its source port is picked; a
+ * passive one is cloned from its listener, and its addresses and ports are
+ * set after its birth (in which order depends on the kernel). They are all
+ * set once it leaves the handshake, and do not change after that: they are
+ * read at each state change until then, and at a close from there.
+ */
+static bool ds_sess_handshake(u8 state)
+{
+	return state == TCP_SYN_SENT || state == TCP_SYN_RECV;
+}
+
 /* The first process context that touches the session owns it. */
 static void ds_sess_owner(struct ds_sess_info *in)
 {
@@ -291,9 +304,14 @@ static void ds_sess_birth(const struct sock *sk, int state)
 	e->info.start_ns = ktime_get_ns();
 	ds_sess_addrs(&e->info, sk);
 	ds_sess_owner(&e->info);
-	/* stale cells of an earlier session; their tags differ anyway */
-	for_each_possible_cpu(cpu)
-		local64_set(ds_cell(cpu, i), 0);
+	/*
+	 * A cell counts for the generation its tag names: those of earlier
+	 * sessions of the entry are told apart by their tags, until the tag
+	 * wraps. Cleared once a wrap, no cell is ever taken for a later one.
+	 */
+	if (!ds_cell_tag(e->gen))
+		for_each_possible_cpu(cpu)
+			local64_set(ds_cell(cpu, i), 0);
 	WRITE_ONCE(e->sk, sk);
 	hlist_nulls_add_head_rcu(&e->node,
 				 &tcp.hash[hash_ptr(sk, tcp.hash_bits)]);
@@ -321,9 +339,9 @@ static void ds_sess_close(struct ds_sess *e, const struct sock *sk)
 	u64 seq = tcp.head++;
 	u32 slot = seq & (ds_closed_cap - 1);
 
-	in->state = TCP_CLOSE;
-	if (READ_ONCE(inet_sk(sk)->inet_sport))
+	if (ds_sess_handshake(in->state) && READ_ONCE(inet_sk(sk)->inet_sport))
 		ds_sess_addrs(in, sk);
+	in->state = TCP_CLOSE;
 	ds_sess_owner(in);
 	ds_sess_read_sock(in, sk);
 	in->drops = ds_sess_drops(e - tcp.e, e->gen);
@@ -363,8 +381,9 @@ static void ds_state_probe(void *data, const struct sock *sk,
 	} else if (newstate == TCP_CLOSE) {
 		ds_sess_close(e, sk);
 	} else {
+		if (ds_sess_handshake(e->info.state))
+			ds_sess_addrs(&e->info, sk);
 		e->info.state = newstate;
-		ds_sess_addrs(&e->info, sk);
 		ds_sess_owner(&e->info);
 	}
 	raw_spin_unlock_irqrestore(&tcp.lock, flags);

@@ -97,6 +97,11 @@ for port, c in clients.items():
            resets[("rst_recv",) + key] != want_recv:
             mismatch("resets_received", s, want_recv,
                      f"{s['resets_received']} (oracle {resets[('rst_recv',) + key]})")
+        # both ends on loopback; the server's listener is on the wildcard
+        # address, which its sessions are cloned with
+        lo = "::1" if s["family"] == "ipv6" else "127.0.0.1"
+        if (s["laddr"], s["raddr"]) != (lo, lo):
+            mismatch("addresses", s, f"{lo} {lo}", f"{s['laddr']} {s['raddr']}")
         if s["state"] != "CLOSE":
             mismatch("state", s, "CLOSE", s["state"])
 print(f"checked {checked}")

@@ -70,6 +70,15 @@ static int listener(int port)
 
 	if (fd < 0)
 		die("socket");
+	/*
+	 * On the wildcard address: a passive session is cloned from its
+	 * listener before its own addresses are set, so that what is read
+	 * at its birth (::, 0.0.0.0) is not what it ends up with.
+	 */
+	if (v6)
+		((struct sockaddr_in6 *)&ss)->sin6_addr = in6addr_any;
+	else
+		((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(INADDR_ANY);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 1024))
 		die("bind/listen");
