@@ -329,10 +329,15 @@ test_alert_threshold() {
 	$DS set interval 100ms
 	$DS set threshold 1000
 	$DS start
-	watch_start thr.jsonl timeout 6s
+	watch_start thr.jsonl timeout 300s
 	gen udp 500 $UDP_CLOSED
 	sleep 1	# rounds go by with 500 drops: under the threshold
 	gen udp 600 $UDP_CLOSED
+	# the alert, however long a slow kernel takes to send it; then ten
+	# more rounds in which the other 100 must wait
+	wait_for 120 sh -c "[ -s '$TMP/thr.jsonl' ]" || abort "no alert after 1100 drops"
+	sleep 1
+	kill -TERM $watcher
 	wait $watcher
 	total=$(udp_shown)
 	check "threshold 1000: one alert once 1000 accumulated, the rest waits" \
