@@ -139,6 +139,14 @@ static bool ds_text_ctl(unsigned char c)
 	return c < 0x20 || c == 0x7f;
 }
 
+void ds_print_clean(char *q, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		q[i] = ds_text_ctl((unsigned char)s[i]) ? '?' : s[i];
+}
+
 /*
  * A copy for text, with control characters shown as '?'; NULL when s has
  * none (then s itself is fine).
@@ -228,7 +236,7 @@ static void ds_cell_put3(struct ds_print *p, const char *key, const char *s,
 {
 	struct ds_cell *cell = &p->rows[p->nrows - 1].cells[ds_col_of(p, key)];
 	size_t old = cell->s ? cell->len + 1 : 0;
-	size_t t = tail[0] ? strlen(tail) : 0, i;
+	size_t t = tail[0] ? strlen(tail) : 0;
 	char *c = ds_alloc(p, old + n + t + 1), *q;
 
 	if (!c)
@@ -238,12 +246,10 @@ static void ds_cell_put3(struct ds_print *p, const char *key, const char *s,
 		c[old - 1] = ' ';
 	}
 	q = c + old;
-	if (clean) {
-		for (i = 0; i < n; i++)
-			q[i] = ds_text_ctl((unsigned char)s[i]) ? '?' : s[i];
-	} else {
+	if (clean)
+		ds_print_clean(q, s, n);
+	else
 		memcpy(q, s, n);
-	}
 	memcpy(q + n, tail, t + 1);
 	cell->s = c;
 	cell->len = old + n + t;

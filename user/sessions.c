@@ -242,26 +242,24 @@ void ds_session_print(struct ds_print *p, const struct ds_session *s)
 static void ds_sess_cell(struct ds_cell *c, char **q, const char *s, size_t n,
 			 bool clean)
 {
-	size_t i;
-
-	if (!clean)
+	if (clean)
+		ds_print_clean(*q, s, n);
+	else
 		memcpy(*q, s, n);
-	for (i = 0; clean && i < n; i++)
-		(*q)[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
 	c->s = *q;
 	c->len = n;
 	*q += n;
 }
 
-static void ds_sess_dec(struct ds_cell *c, char **q, uint64_t v,
-			const char *tail)
+/* v in decimal into cell c at *q, then the character tail unless NUL. */
+static void ds_sess_dec(struct ds_cell *c, char **q, uint64_t v, char tail)
 {
 	char d[24], *s = ds_print_dec(d, v);
 	size_t n = (size_t)(d + 23 - s);
 
 	memcpy(*q, s, n);
-	if (*tail)
-		(*q)[n++] = *tail;
+	if (tail)
+		(*q)[n++] = tail;
 	c->s = *q;
 	c->len = n;
 	*q += n;
@@ -278,18 +276,18 @@ static size_t ds_sess_row(void *arg, size_t r, struct ds_cell *c, char *buf)
 	const char *state = ds_tcp_state_name(s->state);
 	char *q = buf, ms[48];
 
-	ds_sess_dec(&c[0], &q, s->pid, "");
+	ds_sess_dec(&c[0], &q, s->pid, '\0');
 	ds_sess_cell(&c[1], &q, s->comm, strlen(s->comm), true);
 	ds_sess_cell(&c[2], &q, s->laddr, strlen(s->laddr), false);
-	ds_sess_dec(&c[3], &q, s->lport, "");
+	ds_sess_dec(&c[3], &q, s->lport, '\0');
 	ds_sess_cell(&c[4], &q, s->raddr, strlen(s->raddr), false);
-	ds_sess_dec(&c[5], &q, s->rport, "");
-	ds_sess_dec(&c[6], &q, s->rx_bytes / 1024, "");
-	ds_sess_dec(&c[7], &q, s->tx_bytes / 1024, "");
-	ds_sess_dec(&c[8], &q, s->retransmits, "");
-	ds_sess_dec(&c[9], &q, s->drops, "");
-	ds_sess_dec(&c[10], &q, s->resets_sent, "/");
-	ds_sess_dec(&c[11], &q, s->resets_received, "");
+	ds_sess_dec(&c[5], &q, s->rport, '\0');
+	ds_sess_dec(&c[6], &q, s->rx_bytes / 1024, '\0');
+	ds_sess_dec(&c[7], &q, s->tx_bytes / 1024, '\0');
+	ds_sess_dec(&c[8], &q, s->retransmits, '\0');
+	ds_sess_dec(&c[9], &q, s->drops, '\0');
+	ds_sess_dec(&c[10], &q, s->resets_sent, '/');
+	ds_sess_dec(&c[11], &q, s->resets_received, '\0');
 	ds_sess_cell(&c[12], &q, state, strlen(state), false);
 	ds_sess_ms(ms, s->duration_ns);
 	ds_sess_cell(&c[13], &q, ms, strlen(ms), false);
