@@ -14,7 +14,9 @@
  * disabled by the tracepoint, so on PREEMPT_RT a spinlock_t (a sleeping
  * lock there) could not be taken; every section under it is short and
  * bounded (a hash walk, a copy of one entry or record). State changes and
- * resets are per session, not per packet, so one lock is cheap enough.
+ * resets are per session, not per packet, so one lock is cheap enough;
+ * the state changes that have nothing to tell a session do not take it
+ * (ds_state_probe()).
  *
  * Drops are per packet and come in any context, hard IRQ included: they
  * take no lock. The drop path finds the entry by socket pointer in a hash
@@ -255,20 +257,27 @@ static void ds_sess_addrs(struct ds_sess_info *in, const struct sock *sk)
  * passive one is cloned from its listener, and its addresses and ports are
  * set after its birth (in which order depends on the kernel). They are all
  * set once it leaves the handshake, and do not change after that: they are
- * read at each state change until then, and at a close from there.
+ * read at birth, again at the change that ends the handshake, or at a
+ * close straight from it.
  */
 static bool ds_sess_handshake(u8 state)
 {
 	return state == TCP_SYN_SENT || state == TCP_SYN_RECV;
 }
 
-/* The first process context that touches the session owns it. */
+/*
+ * The first process context that touches the session owns it. A task's
+ * comm is NUL-padded to its end whenever it is set (__set_task_comm()), so
+ * a plain copy of it is a string, even one torn by a rename in between.
+ */
 static void ds_sess_owner(struct ds_sess_info *in)
 {
 	if (in->pid || !in_task())
 		return;
 	in->pid = task_tgid_nr(current);
-	strscpy_pad(in->comm, current->comm, sizeof(in->comm));
+	BUILD_BUG_ON(sizeof(in->comm) != sizeof(current->comm));
+	memcpy(in->comm, current->comm, sizeof(in->comm));
+	in->comm[sizeof(in->comm) - 1] = '\0';
 }
 
 static void ds_sess_read_sock(struct ds_sess_info *in, const struct sock *sk)
@@ -333,13 +342,14 @@ static void ds_sess_release(struct ds_sess *e)
 }
 
 /* Session closed: its last numbers into the ring, and let it go. */
-static void ds_sess_close(struct ds_sess *e, const struct sock *sk)
+static void ds_sess_close(struct ds_sess *e, const struct sock *sk,
+			  int oldstate)
 {
 	struct ds_sess_info *in = &e->info;
 	u64 seq = tcp.head++;
 	u32 slot = seq & (ds_closed_cap - 1);
 
-	if (ds_sess_handshake(in->state) && READ_ONCE(inet_sk(sk)->inet_sport))
+	if (ds_sess_handshake(oldstate) && READ_ONCE(inet_sk(sk)->inet_sport))
 		ds_sess_addrs(in, sk);
 	in->state = TCP_CLOSE;
 	ds_sess_owner(in);
@@ -358,15 +368,17 @@ static void ds_sess_close(struct ds_sess *e, const struct sock *sk)
 
 /* ---- the hooks: process context or softirq ----------------------------- */
 
-static void ds_state_probe(void *data, const struct sock *sk,
-			   const int oldstate, const int newstate)
+/*
+ * The state change hook's work, under tcp.lock: a birth, a close, or a
+ * change that leaves the handshake (the addresses are final from there) or
+ * runs in process context (it may own the session).
+ */
+static noinline void ds_state_change(const struct sock *sk, int oldstate,
+				     int newstate)
 {
-	bool birth = newstate == TCP_SYN_SENT || newstate == TCP_SYN_RECV;
 	unsigned long flags;
 	struct ds_sess *e;
 
-	if (sk->sk_protocol != IPPROTO_TCP || sk->sk_type != SOCK_STREAM)
-		return;
 	raw_spin_lock_irqsave(&tcp.lock, flags);
 	e = ds_sess_find(sk);
 	if (e && !ds_sess_identity(e, sk)) {
@@ -376,17 +388,35 @@ static void ds_state_probe(void *data, const struct sock *sk,
 		e = NULL;
 	}
 	if (!e) {
-		if (birth)
+		if (ds_sess_handshake(newstate))
 			ds_sess_birth(sk, newstate);
 	} else if (newstate == TCP_CLOSE) {
-		ds_sess_close(e, sk);
+		ds_sess_close(e, sk, oldstate);
 	} else {
-		if (ds_sess_handshake(e->info.state))
+		if (ds_sess_handshake(oldstate))
 			ds_sess_addrs(&e->info, sk);
 		e->info.state = newstate;
 		ds_sess_owner(&e->info);
 	}
 	raw_spin_unlock_irqrestore(&tcp.lock, flags);
+}
+
+/*
+ * Every TCP state change comes here, ten of them in a short session, so
+ * this part takes no lock and has no frame. A change in softirq between
+ * the end of the handshake and the close (FIN_WAIT1 to FIN_WAIT2, or
+ * ESTABLISHED to CLOSE_WAIT on a FIN) has nothing to tell the session: it
+ * owns no process, and the addresses are read already. It is not looked
+ * up; a live session's state is read from its socket when it is dumped.
+ */
+static void ds_state_probe(void *data, const struct sock *sk,
+			   const int oldstate, const int newstate)
+{
+	if (sk->sk_protocol != IPPROTO_TCP || sk->sk_type != SOCK_STREAM)
+		return;
+	if (ds_sess_handshake(newstate) || newstate == TCP_CLOSE ||
+	    ds_sess_handshake(oldstate) || in_task())
+		ds_state_change(sk, oldstate, newstate);
 }
 
 /*
@@ -660,6 +690,7 @@ int ds_sess_live_next(u32 *cursor, struct ds_sess_info *info)
 		if (sk) {
 			*info = e->info;
 			ds_sess_read_sock(info, sk);
+			info->state = READ_ONCE(sk->sk_state);
 			/* the reads above were of our socket */
 			smp_rmb();
 			found = !e->info.cookie ||
