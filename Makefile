@@ -25,7 +25,7 @@ LDLIBS_CLI := $(LDLIBS_NL) -lreadline
 
 CLI_SRC := user/main.c user/cmd.c user/nl.c user/output.c user/print.c \
 	user/util.c user/watch.c user/mask.c user/kallsyms.c user/sessions.c \
-	user/top.c
+	user/top.c user/smc.c
 CLI_LIB := $(filter-out user/main.c,$(CLI_SRC))
 CLI_HDR := $(wildcard user/*.h) include/uapi/linux/dropscope.h
 
@@ -81,6 +81,10 @@ tests/lab/bin/tcpgen: tests/lab/tcpgen.c
 	@mkdir -p tests/lab/bin
 	$(CC) $(CFLAGS) -o $@ $<
 
+tests/lab/bin/smcgen: tests/lab/smcgen.c
+	@mkdir -p tests/lab/bin
+	$(CC) $(CFLAGS) -o $@ $<
+
 tests/lab/bin/sessgen: tests/lab/sessgen.c
 	@mkdir -p tests/lab/bin
 	$(CC) $(CFLAGS) -o $@ $<
@@ -92,7 +96,7 @@ tests/fuzz/bin/nlfuzz: tests/fuzz/nlfuzz.c include/uapi/linux/dropscope.h
 
 
 testbins: tests/lab/bin/dropgen tests/lab/bin/nlpoke tests/lab/bin/tcpgen \
-	tests/lab/bin/sessgen tests/fuzz/bin/nlfuzz
+	tests/lab/bin/sessgen tests/lab/bin/smcgen tests/fuzz/bin/nlfuzz
 
 deps:
 	scripts/deps

@@ -621,6 +621,10 @@ const struct ds_cmd ds_cmds[] = {
 	{ "show sessions", cmd_show_sessions,
 	  "[live|closed|all] [top N] [sort rx|tx|retrans|drops|age] [pid PID] [port PORT]",
 	  "TCP sessions: owner, addresses, bytes, retransmits, drops, resets", 0 },
+	{ "show smc sockets", cmd_show_smc_sockets, "",
+	  "SMC sockets: mode or fallback reason, and process", 0 },
+	{ "show smc", cmd_show_smc, "",
+	  "the kernel's SMC statistics and fallbacks by reason", 0 },
 	{ "show stats", cmd_show_stats, "", "drops seen, shown, masked, overflow, alerts", 0 },
 	{ "show masks", cmd_mask_list, "", "the mask rules with their hit counts", 0 },
 	{ "mask add", cmd_mask_add, "FIELD VALUE ...",
@@ -725,10 +729,13 @@ const char *ds_cmd_complete(char **words, int n, const char *prefix,
 		len = strcspn(p, " ");
 		if (len >= sizeof(word) || strncmp(p, prefix, strlen(prefix)))
 			continue;
-		/* two-word commands share their first word: offer it once */
+		/* commands that share the words so far and this one (show
+		 * smc, show smc sockets): offer it once */
+		len += p - c->name;
 		for (d = ds_cmds; d != c && !dup; d++)
-			dup = n == 0 && !strncmp(d->name, c->name, len) &&
+			dup = !strncmp(d->name, c->name, len) &&
 			      (d->name[len] == ' ' || !d->name[len]);
+		len -= p - c->name;
 		if (dup)
 			continue;
 		if (seen++ == state) {

@@ -226,6 +226,13 @@ int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 		       int argc, char **argv);
 
+/* smc.c: SMC, from the kernel's SMC_GEN_NETLINK family and SMC sock_diag */
+const char *ds_smc_reason_name(uint32_t code);
+int cmd_show_smc(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		 char **argv);
+int cmd_show_smc_sockets(struct ds_ctx *ctx, const struct ds_cmd *self,
+			 int argc, char **argv);
+
 /* top.c: the busiest sessions of each interval */
 enum ds_top_sort { DS_TOP_BYTES, DS_TOP_RX, DS_TOP_TX, DS_TOP_RETRANS,
 		   DS_TOP_DROPS };

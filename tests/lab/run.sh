@@ -33,7 +33,8 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	mask_bad_rules alert_threshold alert_top alert_ratelimit
 	sessions_exact sessions_live sessions_overflow sessions_parts
 	sessions_top sessions_top_tty sessions_top_missed sessions_unload
-	sessions_masked sessions_bad_params fuzz_netlink cycles unload_dump
+	sessions_masked sessions_bad_params smc_absent smc_fallbacks smc_sockets
+	fuzz_netlink cycles unload_dump
 	four_clis privileges)
 
 usage() {
@@ -609,6 +610,8 @@ done
 . tests/lab/fuzz.sh
 # shellcheck source=tests/lab/sessions.sh
 . tests/lab/sessions.sh
+# shellcheck source=tests/lab/smc.sh
+. tests/lab/smc.sh
 # shellcheck source=tests/lab/cycles.sh
 . tests/lab/cycles.sh
 for t in "${TESTS[@]}"; do

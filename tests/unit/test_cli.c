@@ -112,6 +112,7 @@ static void test_complete(void **state)
 	char *show[] = { "show" };
 	char *set[] = { "set" };
 	char *start[] = { "start" };
+	char *smc[] = { "show", "smc" };
 	char out[256];
 
 	(void)state;
@@ -122,9 +123,11 @@ static void test_complete(void **state)
 	complete(NULL, 0, "sh", out, sizeof(out));
 	assert_string_equal(out, "show");
 	complete(show, 1, "", out, sizeof(out));
-	assert_string_equal(out, "sites reasons sessions stats masks");
+	assert_string_equal(out, "sites reasons sessions smc stats masks");
 	complete(show, 1, "r", out, sizeof(out));
 	assert_string_equal(out, "reasons");
+	complete(smc, 2, "", out, sizeof(out));
+	assert_string_equal(out, "sockets");
 	complete(set, 1, "", out, sizeof(out));
 	assert_string_equal(out, "interval threshold top ratelimit");
 	complete(start, 1, "", out, sizeof(out));

@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# SMC: test functions sourced by tests/lab/run.sh, which runs them (its
+# helpers, KTAP results, per-test names and cleanup). What dropscope shows
+# of SMC is checked against what tests/lab/smcgen made, and against the
+# kernel's own count of fallbacks: a hist trigger on
+# smc:smc_switch_to_fallback keyed by reason. Without an SMC device, an
+# AF_SMC client of a plain TCP server falls back with 0x03010000; AF_SMC
+# at both ends with 0x03030000 at the client and 0x05000000 at the server.
+
+SG=$BIN/smcgen
+SMC_FB=$T/events/smc/smc_switch_to_fallback
+
+# smc_load: smc.ko and smc_diag.ko, or skip the test
+smc_load() {
+	modprobe smc 2>/dev/null && modprobe smc_diag 2>/dev/null && return
+	skip "test_$TEST" "this kernel has no smc or smc_diag module"
+	echo $KSFT_SKIP > "$RUNTMP/status"
+	exit 0
+}
+
+# smc_unload: smc.ko gone, or skip the test (a socket may hold it)
+smc_unload() {
+	modprobe -r smc_diag 2>/dev/null
+	modprobe -r smc 2>/dev/null
+	[ ! -d /sys/module/smc ] && return
+	skip "test_$TEST" "smc.ko is in use and cannot be removed"
+	echo $KSFT_SKIP > "$RUNTMP/status"
+	exit 0
+}
+
+# The SMC commands without smc.ko: a plain word, nothing loaded, and the
+# rest of dropscope works
+test_smc_absent() {
+	local out rc
+	smc_unload
+	out=$($DS show smc 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && [[ $out == *"smc.ko) is not loaded: sudo modprobe smc"* ]]; then
+		ok "show smc without smc.ko: exit 1, says so"
+	else
+		fail "show smc without smc.ko: exit 1, says so" "exit $rc: $out"
+	fi
+	out=$($DS show smc sockets 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && [[ $out == *"is not loaded"* ]]; then
+		ok "show smc sockets without smc.ko: exit 1, says so"
+	else
+		fail "show smc sockets without smc.ko: exit 1, says so" "exit $rc: $out"
+	fi
+	check "show smc did not load smc.ko" "absent" \
+		"$([ -d /sys/module/smc ] && echo loaded || echo absent)"
+	setup_module
+	$DS start drops > /dev/null
+	check "without smc.ko the rest works: status" "0" \
+		"$($DS status > /dev/null 2>&1; echo $?)"
+}
+
+# smc_fbacks FILE: the (code side count) lines of show smc's fallbacks,
+# and the totals as "total client N" and "total server N"
+smc_fbacks() {
+	$DS -j show smc > "$TMP/$1.json" || abort "show smc failed"
+	python3 - "$TMP/$1.json" <<-'PY'
+	import json, sys
+	k = json.load(open(sys.argv[1]))["kernel"]
+	for f in k["fallbacks"]:
+	    print(f["code"], f["side"], f["count"])
+	print("total client", k["client_fallbacks"])
+	print("total server", k["server_fallbacks"])
+	PY
+}
+
+# smc_delta BEFORE AFTER: what grew, a line each, sorted
+smc_delta() {
+	python3 - "$1" "$2" <<-'PY'
+	import sys
+	def read(p):
+	    d = {}
+	    for l in open(p):
+	        a, b, n = l.split()
+	        d[(a, b)] = int(n)
+	    return d
+	b, a = read(sys.argv[1]), read(sys.argv[2])
+	for k in sorted(a):
+	    if a[k] != b.get(k, 0):
+	        print(k[0], k[1], a[k] - b.get(k, 0))
+	PY
+}
+
+# Fallbacks of each kind: the per-reason and per-side counts show smc reads
+# from the kernel grow by exactly what smcgen made, and equal the hist
+# trigger's count of smc:smc_switch_to_fallback per reason
+test_smc_fallbacks() {
+	local hist="hist:keys=fallback_rsn" n_tcp=7 n_smc=4 got want out
+	smc_load
+	[ -d "$SMC_FB" ] || abort "no $SMC_FB"
+	echo "$hist" > "$SMC_FB/trigger" || abort "hist trigger refused"
+	defer sh -c "echo '!$hist' > $SMC_FB/trigger"
+	smc_fbacks before > "$TMP/before"
+	$SG tcp $n_tcp 6100 1000 > /dev/null || abort "smcgen tcp failed"
+	$SG smc $n_smc 6101 1000 > /dev/null || abort "smcgen smc failed"
+	smc_fbacks after > "$TMP/after"
+	got=$(smc_delta "$TMP/before" "$TMP/after" | tr '\n' ';')
+	want="0x03010000 client $n_tcp;0x03030000 client $n_smc;0x05000000 server $n_smc;total client $((n_tcp + n_smc));total server $n_smc;"
+	check "show smc: fallbacks by reason and side, and totals, grew by what smcgen made" \
+		"$want" "$got"
+	# the kernel's own events, per reason (the trigger began with them)
+	got=$(sed -n 's/^{ fallback_rsn: *\([0-9]*\) } hitcount: *\([0-9]*\)$/\1 \2/p' "$SMC_FB/hist" |
+		while read -r r c; do printf '0x%08x %d;' "$r" "$c"; done | tr ';' '\n' | sort | tr '\n' ';')
+	want="0x03010000 $n_tcp;0x03030000 $n_smc;0x05000000 $n_smc;"
+	check "show smc: each reason's growth equals smc:smc_switch_to_fallback's count" "$want" "$got"
+	# text: the reasons with their names
+	out=$($DS show smc)
+	if [[ $out == *"0x03010000  client"*"peer did not indicate SMC"* ]]; then
+		ok "show smc: text names the reason"
+	else
+		fail "show smc: text names the reason" "$(echo "$out" | tail -n 5)"
+	fi
+}
+
+# show smc sockets: the held connections, their fallback reason and their
+# process
+test_smc_sockets() {
+	local holder got
+	smc_load
+	$SG hold 3 6102 > "$TMP/hold" &
+	holder=$!
+	defer kill_quiet $holder
+	wait_for 30 grep -q ready "$TMP/hold" || abort "smcgen hold did not get ready"
+	got=$($DS -j show smc sockets | python3 -c "
+import json, sys
+for s in json.load(sys.stdin):
+    if s['peer'].endswith(':6102'):
+        print(s['state'], s['mode'], s['pid'], s['comm'], s['fallback_code'])" | sort | uniq -c |
+		awk '{$1 = $1; print}')
+	check "show smc sockets: 3 fallen back clients, with reason and owner" \
+		"3 ACTIVE TCP 0x03010000 $holder smcgen 0x03010000" "$got"
+	got=$($DS show smc sockets | awk '$5 == "127.0.0.1:6102" { print $6, $7, $8, $9 }' | sort -u)
+	check "show smc sockets: text" "$holder smcgen TCP 0x03010000" "$got"
+}
