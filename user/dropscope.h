@@ -232,6 +232,8 @@ int cmd_show_smc(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		 char **argv);
 int cmd_show_smc_sockets(struct ds_ctx *ctx, const struct ds_cmd *self,
 			 int argc, char **argv);
+int cmd_watch_smc(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		  char **argv);
 
 /* top.c: the busiest sessions of each interval */
 enum ds_top_sort { DS_TOP_BYTES, DS_TOP_RX, DS_TOP_TX, DS_TOP_RETRANS,
@@ -270,6 +272,8 @@ struct ds_loop {
 };
 
 uint64_t ds_now_ms(void);
+/* The local time of day, as watch prints it: 12:04:31.250 */
+void ds_stamp(char *buf, size_t len);
 int ds_watch_open(struct ds_nl **nl);
 int ds_watch_loop(struct ds_loop *l);
 int ds_watch(struct ds_ctx *ctx, uint64_t rounds, uint64_t timeout_ms);

@@ -404,17 +404,16 @@ static int ds_smc_absent(void)
 	return DS_EFAIL;
 }
 
-int cmd_show_smc(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
-		 char **argv)
+/*
+ * The kernel's SMC statistics and fallbacks, into st (whose fb the caller
+ * frees); a DS_ status, with the reason said on standard error.
+ */
+static int ds_smc_read(struct ds_smc_stats *st)
 {
-	struct ds_print p = { .f = stdout, .json = ctx->json };
-	struct ds_smc_stats st = { 0 };
 	struct ds_smc_nl s = { 0 };
 	int err;
 
-	(void)argv;
-	if (argc)
-		return ds_usage(self, "takes no arguments (or: show smc sockets)");
+	memset(st, 0, sizeof(*st));
 	err = ds_smc_open(&s);
 	if (err == -ENOENT)
 		return ds_smc_absent();
@@ -423,17 +422,34 @@ int cmd_show_smc(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 			strerror(-err));
 		return DS_EFAIL;
 	}
-	err = ds_smc_dump(&s, SMC_NETLINK_GET_STATS, ds_smc_stats_cb, &st);
+	err = ds_smc_dump(&s, SMC_NETLINK_GET_STATS, ds_smc_stats_cb, st);
 	if (!err)
 		err = ds_smc_dump(&s, SMC_NETLINK_GET_FBACK_STATS,
-				  ds_smc_fback_cb, &st);
+				  ds_smc_fback_cb, st);
 	nl_socket_free(s.sk);
 	if (err) {
-		free(st.fb);
+		free(st->fb);
+		st->fb = NULL;
 		fprintf(stderr, "dropscope: reading the kernel's SMC statistics failed: %s\n",
 			strerror(-err));
 		return err == -EPERM ? DS_EPERM : DS_EFAIL;
 	}
+	return DS_OK;
+}
+
+int cmd_show_smc(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		 char **argv)
+{
+	struct ds_print p = { .f = stdout, .json = ctx->json };
+	struct ds_smc_stats st;
+	int err;
+
+	(void)argv;
+	if (argc)
+		return ds_usage(self, "takes no arguments (or: show smc sockets)");
+	err = ds_smc_read(&st);
+	if (err)
+		return err;
 	qsort(st.fb, st.nfb, sizeof(*st.fb), ds_smc_fback_cmp);
 
 	ds_print_open_obj(&p, NULL);
@@ -750,4 +766,180 @@ int cmd_show_smc_sockets(struct ds_ctx *ctx, const struct ds_cmd *self,
 		ds_print_text(&p, "no SMC sockets\n");
 	free(s.v);
 	return DS_OK;
+}
+
+/* ---- watch smc ---------------------------------------------------------- */
+
+struct ds_smc_watch {
+	struct ds_print p;
+	struct ds_smc_stats prev;
+	uint64_t interval_ms;
+	uint64_t next;		/* ds_now_ms() of the next frame */
+	uint64_t last;		/* of the last one */
+	uint64_t frames, count;
+	int status;
+};
+
+static uint64_t ds_smc_conns(const struct ds_smc_stats *st)
+{
+	uint64_t n = 0;
+	int t;
+
+	for (t = 0; t < 2; t++)
+		n += st->tech[t].v[SMC_NLA_STATS_T_CLNT_V1_SUCC] +
+		     st->tech[t].v[SMC_NLA_STATS_T_CLNT_V2_SUCC] +
+		     st->tech[t].v[SMC_NLA_STATS_T_SRV_V1_SUCC] +
+		     st->tech[t].v[SMC_NLA_STATS_T_SRV_V2_SUCC];
+	return n;
+}
+
+static uint64_t ds_smc_sum(const struct ds_smc_stats *st, int attr)
+{
+	return st->tech[0].v[attr] + st->tech[1].v[attr];
+}
+
+/* What a reason's count was in the last frame. */
+static uint64_t ds_smc_fback_was(const struct ds_smc_stats *st,
+				 const struct ds_smc_fback *f)
+{
+	size_t i;
+
+	for (i = 0; i < st->nfb; i++)
+		if (st->fb[i].code == f->code && st->fb[i].server == f->server)
+			return st->fb[i].count;
+	return 0;
+}
+
+/* A rate in the frame's interval, per second. */
+static uint64_t ds_smc_rate(uint64_t d, uint64_t ms)
+{
+	return ms ? d * 1000 / ms : 0;
+}
+
+/* One frame: what grew since the last, a line, and a line per reason. */
+static void ds_smc_frame(struct ds_smc_watch *w, const struct ds_smc_stats *st,
+			 uint64_t ms)
+{
+	struct ds_print *p = &w->p;
+	uint64_t d, fb = 0;
+	char stamp[32], code[16];
+	size_t i;
+	static const struct {
+		int attr;
+		const char *key, *rate_key, *fmt;
+	} f[] = {
+		{ SMC_NLA_STATS_T_RX_BYTES, "rx_bytes", "rx_bytes_per_s",
+		  "  rx %" PRIu64 " B/s" },
+		{ SMC_NLA_STATS_T_TX_BYTES, "tx_bytes", "tx_bytes_per_s",
+		  "  tx %" PRIu64 " B/s" },
+		{ SMC_NLA_STATS_T_RX_CNT, "rx_requests", "rx_requests_per_s",
+		  "  %" PRIu64 " rx/s" },
+		{ SMC_NLA_STATS_T_TX_CNT, "tx_requests", "tx_requests_per_s",
+		  "  %" PRIu64 " tx/s" },
+	};
+
+	for (i = 0; i < st->nfb; i++)
+		fb += st->fb[i].count - ds_smc_fback_was(&w->prev, &st->fb[i]);
+	ds_stamp(stamp, sizeof(stamp));
+	ds_print_open_obj(p, NULL);
+	ds_print_str(p, DS_ANY, "time", "%s", stamp);
+	ds_print_u64(p, DS_JSON, "interval_ms", NULL, ms);
+	for (i = 0; i < DS_N(f); i++) {
+		d = ds_smc_sum(st, f[i].attr) - ds_smc_sum(&w->prev, f[i].attr);
+		ds_print_u64(p, DS_JSON, f[i].key, NULL, d);
+		ds_print_u64(p, DS_ANY, f[i].rate_key, f[i].fmt,
+			     ds_smc_rate(d, ms));
+	}
+	ds_print_u64(p, DS_ANY, "connections", "  %" PRIu64 " new",
+		     ds_smc_conns(st) - ds_smc_conns(&w->prev));
+	ds_print_u64(p, DS_ANY, "handshake_errors", "  %" PRIu64 " hs errors",
+		     st->hs_err[0] + st->hs_err[1] - w->prev.hs_err[0] -
+		     w->prev.hs_err[1]);
+	ds_print_u64(p, DS_ANY, "fallbacks", "  %" PRIu64 " fallbacks\n", fb);
+	ds_print_open_arr(p, "fallback_reasons");
+	for (i = 0; i < st->nfb; i++) {
+		d = st->fb[i].count - ds_smc_fback_was(&w->prev, &st->fb[i]);
+		if (!d)
+			continue;
+		snprintf(code, sizeof(code), "0x%08x", st->fb[i].code);
+		ds_print_open_obj(p, NULL);
+		ds_print_u64(p, DS_ANY, "count", "  %10" PRIu64 " fallbacks", d);
+		ds_print_str(p, DS_ANY, "code", "  %s", code);
+		ds_print_str(p, DS_ANY, "side", "  %-6s", st->fb[i].server ?
+			     "server" : "client");
+		ds_print_str(p, DS_ANY, "name", "  %s\n",
+			     ds_smc_reason_name(st->fb[i].code));
+		ds_print_close_obj(p);
+	}
+	ds_print_close_arr(p);
+	ds_print_close_obj(p);
+	fflush(p->f);
+}
+
+static int ds_smc_turn(void *arg, int *wait_ms)
+{
+	struct ds_smc_watch *w = arg;
+	uint64_t now = ds_now_ms();
+	struct ds_smc_stats st;
+
+	if (now >= w->next) {
+		w->status = ds_smc_read(&st);
+		if (w->status)
+			return 1;
+		ds_smc_frame(w, &st, now - w->last);
+		free(w->prev.fb);
+		w->prev = st;
+		w->last = now;
+		w->next += w->interval_ms;
+		if (w->next <= now)
+			w->next = now + w->interval_ms;
+		if (w->count && ++w->frames >= w->count)
+			return 1;
+	}
+	*wait_ms = (int)(w->next - now);
+	return 0;
+}
+
+int cmd_watch_smc(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		  char **argv)
+{
+	struct ds_smc_watch w = {
+		.p = { .f = stdout, .json = ctx->json },
+		.interval_ms = 1000,
+	};
+	struct ds_loop l = {
+		.on_turn = ds_smc_turn, .arg = &w, .what = "SMC",
+	};
+	uint64_t timeout_ms = 0;
+	int i, err;
+
+	for (i = 0; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "interval")) {
+			if (ds_parse_duration_ms(argv[i + 1], &w.interval_ms) ||
+			    w.interval_ms < 100 || w.interval_ms > 60000)
+				return ds_usage(self, "interval needs a duration from 100ms to 60s");
+		} else if (!strcmp(argv[i], "count")) {
+			if (ds_parse_u64(argv[i + 1], 1, UINT32_MAX, &w.count))
+				return ds_usage(self, "count needs a positive number");
+		} else if (!strcmp(argv[i], "timeout")) {
+			if (ds_parse_duration_ms(argv[i + 1], &timeout_ms) ||
+			    !timeout_ms)
+				return ds_usage(self, "timeout needs a duration (e.g. 10s)");
+		} else {
+			break;
+		}
+	}
+	if (i != argc)
+		return ds_usage(self, "unknown argument");
+	/* the first frame counts from now */
+	err = ds_smc_read(&w.prev);
+	if (err)
+		return err;
+	w.last = ds_now_ms();
+	w.next = w.last + w.interval_ms;
+	if (timeout_ms)
+		l.deadline = w.last + timeout_ms;
+	err = ds_watch_loop(&l);
+	free(w.prev.fb);
+	return w.status ? w.status : err;
 }

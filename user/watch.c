@@ -42,7 +42,7 @@ uint64_t ds_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static void ds_stamp(char *buf, size_t len)
+void ds_stamp(char *buf, size_t len)
 {
 	struct timespec ts;
 	struct tm tm;

@@ -138,3 +138,35 @@ for s in json.load(sys.stdin):
 	got=$($DS show smc sockets | awk '$5 == "127.0.0.1:6102" { print $6, $7, $8, $9 }' | sort -u)
 	check "show smc sockets: text" "$holder smcgen TCP 0x03010000" "$got"
 }
+
+# watch smc: the fallbacks of each interval add up to what smcgen made,
+# by reason, while it runs between the frames
+test_smc_watch() {
+	local watcher n got
+	smc_load
+	$DS -j watch smc interval 250ms > "$TMP/watch.json" 2> "$TMP/watch.err" &
+	watcher=$!
+	defer kill_quiet $watcher
+	wait_for 60 grep -q "^watching SMC" "$TMP/watch.err" || abort "watch smc did not start: $(cat "$TMP/watch.err")"
+	$SG tcp 5 6103 500 > /dev/null || abort "smcgen tcp failed"
+	$SG smc 3 6104 500 > /dev/null || abort "smcgen smc failed"
+	# two frames more: the last fallbacks are in a frame
+	n=$(wc -l < "$TMP/watch.json")
+	wait_for 60 sh -c "[ \$(wc -l < '$TMP/watch.json') -ge $((n + 2)) ]" || abort "watch smc stopped printing"
+	kill $watcher
+	wait $watcher 2>/dev/null
+	got=$(python3 - "$TMP/watch.json" <<-'PY'
+	import json, sys
+	tot, per = 0, {}
+	for l in open(sys.argv[1]):
+	    f = json.loads(l)
+	    tot += f["fallbacks"]
+	    for r in f["fallback_reasons"]:
+	        k = (r["code"], r["side"])
+	        per[k] = per.get(k, 0) + r["count"]
+	print(tot, " ".join("%s:%s:%d" % (k[0], k[1], per[k]) for k in sorted(per)))
+	PY
+	)
+	check "watch smc: the frames' fallbacks add up to smcgen's, by reason" \
+		"11 0x03010000:client:5 0x03030000:client:3 0x05000000:server:3" "$got"
+}
