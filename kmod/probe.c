@@ -306,27 +306,45 @@ static __always_inline bool ds_packet_gated_out(const struct sk_buff *skb)
 	       !test_bit(iif, ds_gate);
 }
 
-static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
+/* Count a drop in this CPU's table, keyed by the fields the rules use. */
+static __always_inline void ds_probe_count(struct ds_cpu *c,
+					   const struct sk_buff *skb,
+					   unsigned long loc, u32 reason)
 {
-	struct ds_cpu *c = this_cpu_ptr(&ds_cpus);
-	unsigned long loc = (unsigned long)location;
-
-	/*
-	 * While TCP sessions are tracked, a drop with a socket is counted
-	 * to its session too, unless the rules mask it (out of line, in
-	 * sessions.c): a drop without one pays a no-op and a test (two
-	 * where rx_sk is passed).
-	 */
-	if (static_branch_unlikely(&ds_sess_drops_key)) {
-		const struct sock *sk = skb->sk ? skb->sk : DS_KFREE_SKB_RX_SK;
-
-		if (sk)
-			ds_sess_drop(sk, skb, location, reason);
-	}
 	if (static_branch_unlikely(&ds_packet_fields) &&
 	    !ds_packet_gated_out(skb))
 		return ds_count_packet(c, skb, loc, reason);
 	ds_count(c, loc, reason, 0, ds_hash(loc, reason, 0));
+}
+
+/*
+ * A drop with a socket while TCP sessions are tracked: counted to its
+ * session too, unless the rules mask it (sessions.c). Out of line and
+ * reached by a tail call, as ds_count_packet() is.
+ */
+static noinline notrace void ds_count_sess(const struct sk_buff *skb,
+					   void *location, u32 reason,
+					   const struct sock *rx_sk)
+{
+	ds_sess_drop(skb->sk ? skb->sk : rx_sk, skb, location, reason);
+	ds_probe_count(this_cpu_ptr(&ds_cpus), skb, (unsigned long)location,
+		       reason);
+}
+
+/*
+ * Every drop comes here. The common case (no socket, or sessions not
+ * tracked; no rule on packet fields) is a hash, a compare and an increment
+ * in a function with no frame: the rest is reached by tail calls. A drop
+ * without a socket pays the session part a no-op and one test of skb->sk
+ * (or'ed with rx_sk where it is passed).
+ */
+static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
+{
+	if (static_branch_unlikely(&ds_sess_drops_key) &&
+	    ((unsigned long)skb->sk | (unsigned long)DS_KFREE_SKB_RX_SK))
+		return ds_count_sess(skb, location, reason, DS_KFREE_SKB_RX_SK);
+	ds_probe_count(this_cpu_ptr(&ds_cpus), skb, (unsigned long)location,
+		       reason);
 }
 
 /* Under ds_lock. */
