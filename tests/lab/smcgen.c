@@ -11,9 +11,10 @@
  *       the server is an AF_SMC socket too: without an SMC device both
  *       fall back (0x03030000 at the client, 0x05000000 at the server);
  *       with one (SMC-R over a soft-RoCE device) they run SMC
- *   smcgen hold COUNT PORT
- *       COUNT clients of a plain TCP server held open; prints "ready"
- *       once all are connected, then waits to be killed
+ *   smcgen hold COUNT PORT [tcp|smc]
+ *       COUNT clients of a plain TCP server (or of an AF_SMC one) held
+ *       open; prints "ready" once all are connected, then waits to be
+ *       killed
  *
  * Prints "connections N bytes B" when done (B: sent by the clients).
  */
@@ -129,29 +130,39 @@ int main(int argc, char **argv)
 	size_t bytes = 0;
 	int port, lfd, fd, status;
 	pid_t srv;
-	bool hold;
+	bool hold, smc;
 
 	if (argc < 4)
 		goto usage;
 	count = atol(argv[2]);
 	port = atoi(argv[3]);
 	hold = !strcmp(argv[1], "hold");
-	if (!hold) {
+	if (hold) {
+		if (argc > 5 || (argc == 5 && strcmp(argv[4], "tcp") &&
+				 strcmp(argv[4], "smc")))
+			goto usage;
+		smc = argc == 5 && !strcmp(argv[4], "smc");
+	} else {
 		if (argc != 5)
 			goto usage;
 		bytes = strtoul(argv[4], NULL, 10);
+		smc = !strcmp(argv[1], "smc");
 	}
 	if (count <= 0 || port <= 0 ||
 	    (!hold && strcmp(argv[1], "tcp") && strcmp(argv[1], "smc")))
 		goto usage;
-	lfd = listener(!strcmp(argv[1], "smc") ? AF_SMC : AF_INET, port);
+	lfd = listener(smc ? AF_SMC : AF_INET, port);
 	if (hold) {
 		int *fds = calloc(count, sizeof(*fds));
 
 		if (!fds)
 			die("calloc");
-		for (i = 0; i < count; i++)
+		for (i = 0; i < count; i++) {
 			fds[i] = client(port);
+			/* the server's end, accepted: an SMC socket too */
+			if (accept(lfd, NULL, NULL) < 0)
+				die("accept");
+		}
 		printf("ready\n");
 		fflush(stdout);
 		for (;;)
@@ -178,6 +189,6 @@ int main(int argc, char **argv)
 	printf("connections %ld bytes %zu\n", count, count * bytes);
 	return 0;
 usage:
-	fprintf(stderr, "usage: smcgen tcp|smc COUNT PORT BYTES | hold COUNT PORT\n");
+	fprintf(stderr, "usage: smcgen tcp|smc COUNT PORT BYTES | hold COUNT PORT [tcp|smc]\n");
 	return 2;
 }
