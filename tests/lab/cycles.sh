@@ -18,21 +18,38 @@ dmesg_mark() { dmesg | wc -l; }
 # dmesg_bad MARK: the bad lines logged since MARK; 1 if none
 dmesg_bad() { dmesg | tail -n +$(($1 + 1)) | grep -E "$DMESG_BAD"; }
 
-# mod_gone: the module is unloaded, and its family with it
-mod_gone() { [ ! -d /sys/module/dropscope ] && ! grep -qw '^dropscope' /proc/modules; }
 
-# phase NAME: the time since the cycle began, for the log
-phase() { printf '%s %.1f s, ' "$1" "$(bc <<< "$EPOCHREALTIME - $t0")" >> "$TMP/phases"; }
+# usecs: the time now in microseconds, without a fork
+usecs() { local t=${EPOCHREALTIME/./}; echo $((10#$t)); }
+# phase NAME: the time since the cycle began, for the log. A cycle runs
+# under load on a slow kernel (the debug kernel under TCG), where every
+# fork costs: no command here forks but those the cycle is about.
+phase() {
+	local d=$(($(usecs) - t0))
+	printf '%s %d.%d s, ' "$1" $((d / 1000000)) $((d / 100000 % 10)) >> "$TMP/phases"
+}
+
+# kmsg_new: the kernel log's records since the last call, from $TMP/kmsg
+# (a reader of /dev/kmsg that test_cycles starts): from one call to the
+# next, every record is seen once, between the cycles too
+KMSG_SEEN=0
+kmsg_new() {
+	local size
+	size=$(stat -c %s "$TMP/kmsg")
+	tail -c +$((KMSG_SEEN + 1)) "$TMP/kmsg" | head -c $((size - KMSG_SEEN))
+	KMSG_SEEN=$size
+}
 
 # load_cycle I: one cycle under the load the caller made: insmod, start,
 # a watcher, rules and the interval changing, then rmmod at a random
 # moment. Appends what went wrong to $TMP/cycles.bad.
 load_cycle() {
-	local i=$1 mark watcher changer wargs rc t0=$EPOCHREALTIME
-	mark=$(dmesg_mark)
+	local i=$1 watcher changer wargs rc t0 pause
+	t0=$(usecs)
 	insmod "$KO" || { echo "cycle $i: insmod failed" >> "$TMP/cycles.bad"; return; }
 	phase "insmod"
-	$DS set interval 10ms && $DS start ||
+	printf 'set interval 10ms\nstart\n' > "$TMP/cycle.batch"
+	$DS -f "$TMP/cycle.batch" > /dev/null ||
 		echo "cycle $i: set interval or start failed" >> "$TMP/cycles.bad"
 	phase "start"
 	# drops and TCP closes, by turns
@@ -56,14 +73,18 @@ load_cycle() {
 		done
 	) &
 	changer=$!
-	sleep "$(awk -v r=$RANDOM 'BEGIN {printf "%.2f", 0.2 + r % 100 / 100}')"
+	pause=$((20 + RANDOM % 100))
+	sleep "$((pause / 100)).$((pause / 10 % 10))$((pause % 10))"
 	phase "changes"
 	if ! rmmod dropscope 2> "$TMP/rmmod.err"; then
 		echo "cycle $i: rmmod failed: $(cat "$TMP/rmmod.err")" >> "$TMP/cycles.bad"
 		wait_for 10 rmmod dropscope 2> /dev/null
 	fi
 	phase "rmmod"
-	mod_gone || echo "cycle $i: the module is still there" >> "$TMP/cycles.bad"
+	# the changer ends by itself once the module is gone: at once, here
+	kill_tree $changer
+	[ ! -d /sys/module/dropscope ] ||
+		echo "cycle $i: the module is still there" >> "$TMP/cycles.bad"
 	if ! wait_for 30 sh -c "! kill -0 $watcher 2>/dev/null"; then
 		echo "cycle $i: the watcher ($wargs) did not end in 30 s: $(grep -E '^(State|voluntary)' /proc/$watcher/status | tr '\n\t' '  ') wchan $(cat /proc/$watcher/wchan) its netlink receive queue $(awk -v w=$watcher 'NR > 1 && $3 % 4194304 == w {printf "%s ", $5}' /proc/net/netlink)bytes, $(wc -l < "$TMP/cycle.out") lines out" >> "$TMP/cycles.bad"
 		kill $watcher
@@ -73,10 +94,14 @@ load_cycle() {
 	phase "watcher ended"
 	[ $rc = 3 ] && grep -q "dropscope.ko was unloaded" "$TMP/cycle.err" ||
 		echo "cycle $i: the watcher ($wargs) ended with $rc: $(cat "$TMP/cycle.err")" >> "$TMP/cycles.bad"
-	kill_tree $changer
 	wait $changer
 	phase "changer ended"
-	dmesg_bad "$mark" | sed "s/^/cycle $i: dmesg: /" >> "$TMP/cycles.bad"
+	# the family is gone with the module (once, after the cycle)
+	grep -qw '^dropscope' /proc/modules &&
+		echo "cycle $i: dropscope is still in /proc/modules" >> "$TMP/cycles.bad"
+	kmsg_new > "$TMP/kmsg.cycle"
+	grep -E "$DMESG_BAD" "$TMP/kmsg.cycle" |
+		sed "s/^/cycle $i: dmesg: /" >> "$TMP/cycles.bad"
 }
 
 # insmod, start, a watcher, rules and the interval changing while two CPUs
@@ -91,6 +116,22 @@ test_cycles() {
 		return
 	fi
 	: > "$TMP/cycles.bad"
+	# the kernel log from here on, as it comes (dmesg reads it whole)
+	python3 -u -c '
+import os, sys
+fd = os.open("/dev/kmsg", os.O_RDONLY)
+os.lseek(fd, 0, os.SEEK_END)
+out = open(sys.argv[1], "ab", buffering=0)
+print("following", flush=True)
+while True:
+    try:
+        out.write(os.read(fd, 8192))
+    except BrokenPipeError:
+        # records lost to an overrun: go on from the oldest left
+        continue
+' "$TMP/kmsg" > "$TMP/kmsg.ready" &
+	defer kill_quiet $!
+	wait_for 60 grep -q following "$TMP/kmsg.ready" || abort "no /dev/kmsg reader"
 	# 2000 drops a second on each CPU, a session every 2 ms or so
 	taskset -c 0 $BIN/dropgen -r 2000 -d 3600000 udp 4000000000 $UDP_CLOSED > /dev/null &
 	d0=$!
