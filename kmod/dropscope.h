@@ -22,7 +22,11 @@
  *              table (under a raw spinlock), per-CPU drop cells the drop
  *              probe bumps locklessly, and the ring of recent closes
  *
- * A source of events (the drop path today) plugs into monitor.c with a
+ *   smc.c      the smc.ko tracepoints, hooked through a tracepoint module
+ *              notifier, and their per-CPU counters; lockless in the
+ *              probes, under ds_lock otherwise
+ *
+ * A source of events (drops, TCP sessions, SMC) plugs into monitor.c with a
  * struct ds_source: monitor.c attaches and detaches it, folds it on every
  * interval and asks it for its part of each alert round.
  */
@@ -382,6 +386,15 @@ void ds_sessions_stats(struct ds_sess_stats *st);
 int ds_sess_live_next(u32 *cursor, struct ds_sess_info *info);
 int ds_sess_closed_next(u64 *cursor, struct ds_sess_info *info);
 int ds_nl_put_session(struct sk_buff *skb, const void *info);
+
+/* ---- smc.c: the smc.ko tracepoints ----------------------------------- */
+
+extern const struct ds_source ds_smc_source;
+
+int ds_smc_init(void);
+void ds_smc_exit(void);
+/* The SMC_GET reply: one DROPSCOPE_A_SMC nest, the fallbacks. Folded. */
+int ds_smc_fill(struct sk_buff *msg);
 
 /* ---- reasons.c: the running kernel's drop reason names --------------- */
 

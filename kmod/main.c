@@ -63,11 +63,16 @@ static int __init ds_init(void)
 	err = ds_sessions_init();
 	if (err)
 		goto err_devices;
-	err = ds_nl_init();
+	err = ds_smc_init();
 	if (err)
 		goto err_sessions;
+	err = ds_nl_init();
+	if (err)
+		goto err_smc;
 	return 0;
 
+err_smc:
+	ds_smc_exit();
 err_sessions:
 	ds_sessions_exit();
 err_devices:
@@ -84,6 +89,7 @@ static void __exit ds_exit(void)
 	ds_monitor_exit();
 	ds_nl_exit();
 	ds_monitor_free();
+	ds_smc_exit();
 	ds_sessions_exit();
 	ds_devices_exit();
 	ds_sites_exit();

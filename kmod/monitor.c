@@ -19,6 +19,7 @@
 static const struct ds_source *const ds_sources[] = {
 	&ds_drop_source,
 	&ds_tcp_source,
+	&ds_smc_source,
 };
 
 static struct {

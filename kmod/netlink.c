@@ -344,6 +344,17 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 	return 0;
 }
 
+static int ds_fill_smc(struct sk_buff *msg, const void *arg)
+{
+	return ds_smc_fill(msg);
+}
+
+static int ds_cmd_smc_get(struct sk_buff *skb, struct genl_info *info)
+{
+	ds_fold_all();
+	return ds_reply(info, DROPSCOPE_CMD_SMC_GET, ds_fill_smc, NULL);
+}
+
 static int ds_cmd_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
 	ds_fold_all();
@@ -704,6 +715,11 @@ static const struct genl_ops ds_ops[] = {
 	{
 		.cmd = DROPSCOPE_CMD_CLOSED_GET,
 		.dumpit = ds_dump_closed,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_SMC_GET,
+		.doit = ds_cmd_smc_get,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

@@ -85,7 +85,7 @@ static int ds_send_u32(struct ds_ctx *ctx, uint8_t cmd, int attr, uint32_t v)
 	return err ? ds_fail(ctx, err) : DS_OK;
 }
 
-/* start [drops] [tcp]: the parts named, or all of them. */
+/* start [drops] [tcp] [smc]: the parts named, or all of them. */
 static int cmd_start(struct ds_ctx *ctx, const struct ds_cmd *self,
 		     int argc, char **argv)
 {
@@ -97,8 +97,10 @@ static int cmd_start(struct ds_ctx *ctx, const struct ds_cmd *self,
 			parts |= DROPSCOPE_PART_DROPS;
 		else if (!strcmp(argv[a], "tcp"))
 			parts |= DROPSCOPE_PART_TCP;
+		else if (!strcmp(argv[a], "smc"))
+			parts |= DROPSCOPE_PART_SMC;
 		else
-			return ds_usage(self, "parts are drops and tcp");
+			return ds_usage(self, "parts are drops, tcp and smc");
 	}
 	/* no part named: no attribute, the module starts them all */
 	err = ds_send_u32(ctx, DROPSCOPE_CMD_START,
@@ -188,6 +190,8 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 		ds_print_str(&p, DS_ANY, NULL, " %s", "drops");
 	if (c.parts & DROPSCOPE_PART_TCP)
 		ds_print_str(&p, DS_ANY, NULL, " %s", "tcp");
+	if (c.parts & DROPSCOPE_PART_SMC)
+		ds_print_str(&p, DS_ANY, NULL, " %s", "smc");
 	if (!c.parts)
 		ds_print_text(&p, " none");
 	ds_print_text(&p, "\n");
@@ -598,8 +602,8 @@ static int cmd_quit(struct ds_ctx *ctx, const struct ds_cmd *self,
 }
 
 const struct ds_cmd ds_cmds[] = {
-	{ "start", cmd_start, "[drops] [tcp]",
-	  "start monitoring drops, TCP sessions or both (totals start from zero)",
+	{ "start", cmd_start, "[drops] [tcp] [smc]",
+	  "start monitoring drops, TCP sessions, SMC, or all (totals start from zero)",
 	  0 },
 	{ "stop", cmd_simple, "", "stop monitoring; totals stay readable",
 	  DROPSCOPE_CMD_STOP },

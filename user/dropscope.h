@@ -83,6 +83,13 @@ struct ds_site {
 int ds_site_parse(struct nlattr *nest, struct ds_site *site);
 
 /* output.c: sites and alerts, through the print path of print.c */
+/* An SMC fallback reason of an alert: DROPSCOPE_A_SMC_FALLBACK. */
+struct ds_smc_alert {
+	uint32_t code;
+	bool server;
+	uint64_t delta, total;
+};
+
 struct ds_alert {
 	const char *stamp;	/* local time, for text */
 	uint64_t round;
@@ -90,6 +97,9 @@ struct ds_alert {
 	uint64_t overflow;
 	const struct ds_site *sites;
 	size_t n;
+	const struct ds_smc_alert *smc;	/* SMC fallbacks */
+	size_t nsmc;
+	uint64_t link_downs;	/* SMC-R links gone down */
 };
 
 void ds_site_print(struct ds_print *p, const struct ds_site *s,

@@ -113,5 +113,33 @@ void ds_alert_print(struct ds_print *p, const struct ds_alert *a)
 	for (i = 0; i < a->n; i++)
 		ds_site_print(p, &a->sites[i], a->stamp);
 	ds_print_close_table(p);
+	/* SMC: only in the rounds where SMC fell back or lost links */
+	if (a->nsmc)
+		ds_print_open_arr(p, "smc_fallbacks");
+	for (i = 0; i < a->nsmc; i++) {
+		const struct ds_smc_alert *f = &a->smc[i];
+		char code[16];
+
+		snprintf(code, sizeof(code), "0x%08x", f->code);
+		ds_print_open_obj(p, NULL);
+		ds_print_text(p, "%s", a->stamp);
+		ds_print_u64(p, DS_ANY, "delta", "  %10" PRIu64 " SMC fallbacks",
+			     f->delta);
+		ds_print_u64(p, DS_JSON, "total", NULL, f->total);
+		ds_print_str(p, DS_ANY, "code", "  %s", code);
+		ds_print_str(p, DS_ANY, "side", " %s", f->server ? "server" :
+			     "client");
+		ds_print_str(p, DS_ANY, "name", " (%s)\n",
+			     ds_smc_reason_name(f->code));
+		ds_print_close_obj(p);
+	}
+	if (a->nsmc)
+		ds_print_close_arr(p);
+	if (a->link_downs) {
+		ds_print_text(p, "%s", a->stamp);
+		ds_print_u64(p, DS_ANY, "smc_link_downs_delta",
+			     "  %10" PRIu64 " SMC-R links went down\n",
+			     a->link_downs);
+	}
 	ds_print_close_obj(p);
 }

@@ -253,13 +253,28 @@ static int ds_smc_stats_cb(struct nl_msg *msg, void *arg)
 }
 
 /* One reason of one side a message, with that side's total. */
+static int ds_smc_fback_add(struct ds_smc_stats *s, uint32_t code,
+			    bool server, uint64_t count)
+{
+	struct ds_smc_fback *f;
+
+	f = ds_grow(s->fb, &s->capfb, s->nfb, sizeof(*s->fb), 16);
+	if (!f)
+		return -ENOMEM;
+	s->fb = f;
+	f = &s->fb[s->nfb++];
+	f->code = code;
+	f->server = server;
+	f->count = count;
+	return 0;
+}
+
 static int ds_smc_fback_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[SMC_GEN_MAX + 1];
 	struct nlattr *fb[SMC_NLA_FBACK_STATS_MAX + 1];
 	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
 	struct ds_smc_stats *s = arg;
-	struct ds_smc_fback *f;
 	bool srv;
 
 	if (ds_nla_parse(tb, SMC_GEN_MAX, genlmsg_attrdata(g, 0),
@@ -275,15 +290,10 @@ static int ds_smc_fback_cb(struct nl_msg *msg, void *arg)
 		s->fback[0] = nla_get_u64(fb[SMC_NLA_FBACK_STATS_CLNT_CNT]);
 	if (fb[SMC_NLA_FBACK_STATS_SRV_CNT])
 		s->fback[1] = nla_get_u64(fb[SMC_NLA_FBACK_STATS_SRV_CNT]);
-	f = ds_grow(s->fb, &s->capfb, s->nfb, sizeof(*s->fb), 16);
-	if (!f)
+	if (ds_smc_fback_add(s, nla_get_u32(fb[SMC_NLA_FBACK_STATS_RSN_CODE]),
+			     srv, fb[SMC_NLA_FBACK_STATS_RSN_CNT] ?
+			     nla_get_u16(fb[SMC_NLA_FBACK_STATS_RSN_CNT]) : 0))
 		return NL_STOP;
-	s->fb = f;
-	f = &s->fb[s->nfb++];
-	f->code = nla_get_u32(fb[SMC_NLA_FBACK_STATS_RSN_CODE]);
-	f->server = srv;
-	f->count = fb[SMC_NLA_FBACK_STATS_RSN_CNT] ?
-		nla_get_u16(fb[SMC_NLA_FBACK_STATS_RSN_CNT]) : 0;
 	return NL_OK;
 }
 
@@ -437,22 +447,124 @@ static int ds_smc_read(struct ds_smc_stats *st)
 	return DS_OK;
 }
 
+/* ---- dropscope's own SMC counters (DROPSCOPE_CMD_SMC_GET) -------------- */
+
+static const struct {
+	int attr;
+	const char *key;
+	const char *label;
+} ds_smc_own_fields[] = {
+	{ DROPSCOPE_SMC_A_FALLBACKS, "fallbacks_total", "fallbacks to TCP" },
+	{ DROPSCOPE_SMC_A_TX_BYTES, "tx_bytes", "payload bytes sent" },
+	{ DROPSCOPE_SMC_A_TX_EVENTS, "tx_copies", "copies to send buffers" },
+	{ DROPSCOPE_SMC_A_RX_BYTES, "rx_bytes", "payload bytes received" },
+	{ DROPSCOPE_SMC_A_RX_EVENTS, "rx_copies", "copies from receive buffers" },
+	{ DROPSCOPE_SMC_A_LINK_DOWNS, "link_downs", "SMC-R links gone down" },
+	{ DROPSCOPE_SMC_A_OVERFLOW, "overflow", "fallbacks without room (overflow)" },
+};
+
+struct ds_smc_own {
+	uint8_t hooked;
+	uint64_t v[DROPSCOPE_SMC_A_MAX + 1];
+	struct ds_smc_stats fbs;	/* only fb, nfb, capfb */
+};
+
+static int ds_smc_own_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+			 void *arg)
+{
+	struct nlattr *t[DROPSCOPE_SMC_A_MAX + 1], *f[DROPSCOPE_SMC_FB_A_MAX + 1];
+	struct ds_smc_own *o = arg;
+	struct nlattr *at;
+	size_t i;
+	int rem;
+
+	if (!tb[DROPSCOPE_A_SMC] ||
+	    nla_parse_nested(t, DROPSCOPE_SMC_A_MAX, tb[DROPSCOPE_A_SMC],
+			     NULL) < 0)
+		return -EINVAL;
+	if (t[DROPSCOPE_SMC_A_HOOKED])
+		o->hooked = nla_get_u8(t[DROPSCOPE_SMC_A_HOOKED]);
+	for (i = 0; i < DS_N(ds_smc_own_fields); i++)
+		if (t[ds_smc_own_fields[i].attr])
+			o->v[ds_smc_own_fields[i].attr] =
+				nla_get_u64(t[ds_smc_own_fields[i].attr]);
+	nla_for_each_attr(at, attrs, len, rem) {
+		if (nla_type(at) != DROPSCOPE_A_SMC_FALLBACK)
+			continue;
+		if (nla_parse_nested(f, DROPSCOPE_SMC_FB_A_MAX, at, NULL) < 0 ||
+		    !f[DROPSCOPE_SMC_FB_A_CODE] || !f[DROPSCOPE_SMC_FB_A_SIDE] ||
+		    !f[DROPSCOPE_SMC_FB_A_TOTAL])
+			return -EINVAL;
+		if (ds_smc_fback_add(&o->fbs,
+				     nla_get_u32(f[DROPSCOPE_SMC_FB_A_CODE]),
+				     nla_get_u8(f[DROPSCOPE_SMC_FB_A_SIDE]) ==
+				     DROPSCOPE_SMC_SERVER,
+				     nla_get_u64(f[DROPSCOPE_SMC_FB_A_TOTAL])))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * What dropscope counted since start, at the top of show smc's object;
+ * without dropscope.ko, a line that says so.
+ */
+static int ds_smc_own_print(struct ds_ctx *ctx, struct ds_print *p)
+{
+	struct ds_smc_own o = { 0 };
+	char fmt[80];
+	size_t i;
+	int err;
+
+	if (!ctx->nl && ds_nl_open(&ctx->nl)) {
+		ds_nl_close(ctx->nl);
+		ctx->nl = NULL;
+		ds_print_text(p, "dropscope.ko is not loaded: no SMC counts since start\n");
+		return DS_OK;
+	}
+	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_SMC_GET, ds_smc_own_cb, &o);
+	if (err) {
+		free(o.fbs.fb);
+		return ds_fail(ctx, err);
+	}
+	qsort(o.fbs.fb, o.fbs.nfb, sizeof(*o.fbs.fb), ds_smc_fback_cmp);
+	ds_print_text(p, "dropscope, since start (%s)\n", o.hooked ?
+		      "watching smc.ko" : "not watching smc.ko now");
+	ds_print_bool(p, DS_JSON, "watching", NULL, o.hooked);
+	for (i = 0; i < DS_N(ds_smc_own_fields); i++) {
+		snprintf(fmt, sizeof(fmt), "  %-34s %%" PRIu64 "\n",
+			 ds_smc_own_fields[i].label);
+		ds_print_u64(p, DS_ANY, ds_smc_own_fields[i].key, fmt,
+			     o.v[ds_smc_own_fields[i].attr]);
+	}
+	ds_smc_fbacks_print(p, &o.fbs);
+	free(o.fbs.fb);
+	return DS_OK;
+}
+
 int cmd_show_smc(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		 char **argv)
 {
 	struct ds_print p = { .f = stdout, .json = ctx->json };
 	struct ds_smc_stats st;
-	int err;
+	int err, kerr;
 
 	(void)argv;
 	if (argc)
 		return ds_usage(self, "takes no arguments (or: show smc sockets)");
-	err = ds_smc_read(&st);
-	if (err)
-		return err;
+	/* without smc.ko, what dropscope counted still shows; exit 1 */
+	kerr = ds_smc_read(&st);
+	if (kerr && ds_smc_loaded())
+		return kerr;
 	qsort(st.fb, st.nfb, sizeof(*st.fb), ds_smc_fback_cmp);
 
 	ds_print_open_obj(&p, NULL);
+	err = ds_smc_own_print(ctx, &p);
+	if (err || kerr) {
+		ds_print_close_obj(&p);
+		free(st.fb);
+		return err ? err : kerr;
+	}
 	ds_print_open_obj(&p, "kernel");
 	ds_print_text(&p, "The kernel's SMC statistics (smc.ko, since it was loaded)\n");
 	ds_smc_tech_print(&p, "smcr", "SMC-R", &st.tech[0]);

@@ -53,35 +53,60 @@ void ds_stamp(char *buf, size_t len)
 		 tm.tm_min % 60, tm.tm_sec % 61, (int)(ts.tv_nsec / 1000000) % 1000);
 }
 
-/* One alert message: its sites are parsed first, then printed. */
+static int ds_smc_alert_parse(struct nlattr *at, struct ds_smc_alert *f)
+{
+	struct nlattr *t[DROPSCOPE_SMC_FB_A_MAX + 1];
+
+	if (nla_parse_nested(t, DROPSCOPE_SMC_FB_A_MAX, at, NULL) < 0 ||
+	    !t[DROPSCOPE_SMC_FB_A_CODE] || !t[DROPSCOPE_SMC_FB_A_SIDE] ||
+	    !t[DROPSCOPE_SMC_FB_A_DELTA] || !t[DROPSCOPE_SMC_FB_A_TOTAL])
+		return -EINVAL;
+	f->code = nla_get_u32(t[DROPSCOPE_SMC_FB_A_CODE]);
+	f->server = nla_get_u8(t[DROPSCOPE_SMC_FB_A_SIDE]) ==
+		DROPSCOPE_SMC_SERVER;
+	f->delta = nla_get_u64(t[DROPSCOPE_SMC_FB_A_DELTA]);
+	f->total = nla_get_u64(t[DROPSCOPE_SMC_FB_A_TOTAL]);
+	return 0;
+}
+
+/* One alert message: its sites and SMC fallbacks, parsed, then printed. */
 static int ds_alert_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 		       void *arg)
 {
 	struct ds_watch *w = arg;
 	struct ds_alert a = { .end = tb[DROPSCOPE_A_ROUND_END] };
-	struct ds_site *sites;
+	struct ds_smc_alert *smc = NULL;
+	struct ds_site *sites = NULL;
 	struct nlattr *at;
 	char stamp[32];
-	size_t i, n = 0;
+	size_t i, n = 0, nsmc = 0;
 	int rem, err = 0;
 
 	if (tb[DROPSCOPE_A_ROUND])
 		a.round = nla_get_u64(tb[DROPSCOPE_A_ROUND]);
 	if (tb[DROPSCOPE_A_OVERFLOW_DELTA])
 		a.overflow = nla_get_u64(tb[DROPSCOPE_A_OVERFLOW_DELTA]);
-	nla_for_each_attr(at, attrs, len, rem)
-		n += nla_type(at) == DROPSCOPE_A_SITE;
-	sites = calloc(n ? n : 1, sizeof(*sites));
-	if (!sites)
-		return -ENOMEM;
+	if (tb[DROPSCOPE_A_SMC_LINK_DOWNS_DELTA])
+		a.link_downs = nla_get_u64(tb[DROPSCOPE_A_SMC_LINK_DOWNS_DELTA]);
 	nla_for_each_attr(at, attrs, len, rem) {
-		if (nla_type(at) != DROPSCOPE_A_SITE)
-			continue;
-		if (ds_site_parse(at, &sites[a.n++])) {
-			err = -EINVAL;
-			goto out;
-		}
+		n += nla_type(at) == DROPSCOPE_A_SITE;
+		nsmc += nla_type(at) == DROPSCOPE_A_SMC_FALLBACK;
 	}
+	sites = calloc(n ? n : 1, sizeof(*sites));
+	smc = calloc(nsmc ? nsmc : 1, sizeof(*smc));
+	if (!sites || !smc) {
+		err = -ENOMEM;
+		goto out;
+	}
+	nla_for_each_attr(at, attrs, len, rem) {
+		if (nla_type(at) == DROPSCOPE_A_SMC_FALLBACK)
+			err = ds_smc_alert_parse(at, &smc[a.nsmc++]);
+		else if (nla_type(at) == DROPSCOPE_A_SITE)
+			err = ds_site_parse(at, &sites[a.n++]) ? -EINVAL : 0;
+		if (err)
+			goto out;
+	}
+	a.smc = smc;
 	ds_stamp(stamp, sizeof(stamp));
 	a.stamp = stamp;
 	a.sites = sites;
@@ -94,6 +119,7 @@ static int ds_alert_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 	fflush(w->p.f);
 out:
 	free(sites);
+	free(smc);
 	return err;
 }
 

@@ -75,6 +75,40 @@ smc_fbacks() {
 	PY
 }
 
+# smc_own JSON: dropscope's own fallbacks of show smc's JSON, sorted, then
+# their total, the overflow, and whether it watches smc.ko
+smc_own() {
+	python3 - "$1" <<-'PY'
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	for f in sorted(d["fallbacks"], key=lambda f: (f["code"], f["side"])):
+	    print(f["code"], f["side"], f["count"])
+	print("total", d["fallbacks_total"])
+	print("overflow", d["overflow"])
+	print("watching", d["watching"])
+	PY
+}
+
+# ds_smc KEY: a key of show smc's JSON, dropscope's own part (which show
+# smc prints without smc.ko too)
+ds_smc() { $DS -j show smc 2>/dev/null | json "d['$1']"; }
+
+# smc_alerted JSONL: the SMC fallback deltas of watch -j's alerts, added up
+# by reason and side, sorted
+smc_alerted() {
+	python3 - "$1" <<-'PY'
+	import json, sys
+	per = {}
+	for l in open(sys.argv[1]):
+	    for f in json.loads(l).get("smc_fallbacks", []):
+	        k = (f["code"], f["side"])
+	        per[k] = per.get(k, 0) + f["delta"]
+	for k in sorted(per):
+	    print(k[0], k[1], per[k])
+	PY
+}
+smc_alerted_is() { [ "$(smc_alerted "$1" | tr '\n' ';')" = "$2" ]; }
+
 # smc_delta BEFORE AFTER: what grew, a line each, sorted
 smc_delta() {
 	python3 - "$1" "$2" <<-'PY'
@@ -101,6 +135,9 @@ test_smc_fallbacks() {
 	[ -d "$SMC_FB" ] || abort "no $SMC_FB"
 	echo "$hist" > "$SMC_FB/trigger" || abort "hist trigger refused"
 	defer sh -c "echo '!$hist' > $SMC_FB/trigger"
+	setup_module
+	$DS start smc
+	watch_start smcw.jsonl || abort "watch did not start"
 	smc_fbacks before > "$TMP/before"
 	$SG tcp $n_tcp 6100 1000 > /dev/null || abort "smcgen tcp failed"
 	$SG smc $n_smc 6101 1000 > /dev/null || abort "smcgen smc failed"
@@ -109,6 +146,16 @@ test_smc_fallbacks() {
 	want="0x03010000 client $n_tcp;0x03030000 client $n_smc;0x05000000 server $n_smc;total client $((n_tcp + n_smc));total server $n_smc;"
 	check "show smc: fallbacks by reason and side, and totals, grew by what smcgen made" \
 		"$want" "$got"
+	# dropscope's own, since start: exactly the same, its totals too
+	want="0x03010000 client $n_tcp;0x03030000 client $n_smc;0x05000000 server $n_smc;total $((n_tcp + 2 * n_smc));overflow 0;watching True;"
+	check "show smc: dropscope's fallbacks since start are smcgen's, by reason and side" \
+		"$want" "$(smc_own "$TMP/after.json" | tr '\n' ';')"
+	# the alert rounds: the stop's final round carries the last ones
+	$DS stop
+	want="0x03010000 client $n_tcp;0x03030000 client $n_smc;0x05000000 server $n_smc;"
+	wait_for 10 smc_alerted_is "$TMP/smcw.jsonl" "$want"
+	check "watch: the alerts' SMC fallback deltas add up to smcgen's, by reason and side" \
+		"$want" "$(smc_alerted "$TMP/smcw.jsonl" | tr '\n' ';')"
 	# the kernel's own events, per reason (the trigger began with them)
 	got=$(sed -n 's/^{ fallback_rsn: *\([0-9]*\) } hitcount: *\([0-9]*\)$/\1 \2/p' "$SMC_FB/hist" |
 		while read -r r c; do printf '0x%08x %d;' "$r" "$c"; done | tr ';' '\n' | sort | tr '\n' ';')
@@ -195,6 +242,8 @@ test_smc_r() {
 	python3 tests/lab/smcueid.py add DROPSCOPE-LAB > "$TMP/ueid" ||
 		grep -q EEXIST "$TMP/ueid" || abort "adding the UEID failed: $(cat "$TMP/ueid")"
 	defer python3 tests/lab/smcueid.py del DROPSCOPE-LAB
+	setup_module
+	$DS start smc
 	$DS -j show smc > "$TMP/before.json" || abort "show smc failed"
 	$SG smc $n 6105 $bytes > /dev/null || abort "smcgen smc failed"
 	$DS -j show smc > "$TMP/after.json" || abort "show smc failed"
@@ -209,6 +258,11 @@ test_smc_r() {
 	)
 	check "show smc: 4 SMC-R connections, each end's 100 000 bytes sent and received" \
 		"client_v1:0 client_v2:$n server_v1:0 server_v2:$n rx_bytes:$((2 * n * bytes)) tx_bytes:$((2 * n * bytes)) fallbacks:0" "$got"
+	# dropscope's own, since start, from smc:smc_tx_sendmsg and
+	# smc:smc_rx_recvmsg: the same bytes
+	got=$(json "'tx:%d rx:%d fallbacks:%d' % (d['tx_bytes'], d['rx_bytes'], d['fallbacks_total'])" < "$TMP/after.json")
+	check "show smc: dropscope's tx_bytes and rx_bytes since start are smcgen's" \
+		"tx:$((2 * n * bytes)) rx:$((2 * n * bytes)) fallbacks:0" "$got"
 	$SG hold 2 6106 smc > "$TMP/hold" &
 	holder=$!
 	defer kill_quiet $holder
@@ -220,4 +274,41 @@ for s in json.load(sys.stdin):
         print(s['state'], s['mode'], s['pid'], s['comm'])" | sort | uniq -c | awk '{$1 = $1; print}' | tr '\n' ';')
 	check "show smc sockets: both ends of 2 held connections SMCR, the listener, their process" \
 		"4 ACTIVE SMCR $holder smcgen;1 LISTEN SMCR $holder smcgen;" "$got"
+}
+
+# smc.ko loaded after dropscope started, and removed while dropscope
+# watches: picked up, let go, counted on, and nothing in the kernel log
+test_smc_late() {
+	smc_unload
+	setup_module
+	$DS start smc
+	dmesg -C
+	check "started without smc.ko: not watching it, show smc says why it fails" \
+		"False 0 1" "$(ds_smc watching) $(ds_smc fallbacks_total) $($DS show smc > /dev/null 2>&1; echo $?)"
+	smc_load
+	check "smc.ko loaded after start: watched" "True" "$(ds_smc watching)"
+	$SG tcp 3 6107 100 > /dev/null || abort "smcgen tcp failed"
+	check "its fallbacks are counted" "3" "$(ds_smc fallbacks_total)"
+	$DS -j watch > "$TMP/late.jsonl" 2> "$TMP/late.err" &
+	watcher=$!
+	defer kill_quiet $watcher
+	wait_for 10 grep -q "$WATCH_READY" "$TMP/late.err" || abort "watch did not start"
+	smc_unload
+	check "smc.ko removed while watching: let go, the count stays" "False 3" \
+		"$(ds_smc watching) $(ds_smc fallbacks_total)"
+	smc_load
+	$SG tcp 2 6108 100 > /dev/null || abort "smcgen tcp failed"
+	check "loaded again: watched, counted on" "True 5" \
+		"$(ds_smc watching) $(ds_smc fallbacks_total)"
+	$DS stop
+	check "stopped: smc.ko is let go" "False" "$(ds_smc watching)"
+	smc_unload
+	smc_load
+	check "smc.ko loaded while stopped: not watched, the count stays" "False 5" \
+		"$(ds_smc watching) $(ds_smc fallbacks_total)"
+	if dmesg | grep -E "WARNING|BUG|Oops|KASAN|leak|refcount" > "$TMP/dmesg.bad"; then
+		fail "no warning in dmesg" "$(cat "$TMP/dmesg.bad")"
+	else
+		ok "no warning in dmesg"
+	fi
 }

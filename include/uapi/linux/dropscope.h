@@ -120,6 +120,16 @@
  *     Alert rounds carry one DROPSCOPE_A_SESSION nest per close since the
  *     last round.
  *
+ * DROPSCOPE_CMD_SMC_GET: replies with one DROPSCOPE_A_SMC nest, what
+ *     DROPSCOPE_PART_SMC counted since start or reset, and one
+ *     DROPSCOPE_A_SMC_FALLBACK nest per (reason, side) that fell back since
+ *     then. The part watches for smc.ko rather than pinning it: it hooks
+ *     the SMC tracepoints whenever smc.ko loads, also after start, and
+ *     unhooks them when smc.ko goes; the totals stay. Alert rounds carry
+ *     one DROPSCOPE_A_SMC_FALLBACK nest per (reason, side) that fell back
+ *     in the round, and DROPSCOPE_A_SMC_LINK_DOWNS_DELTA when SMC-R links
+ *     went down.
+ *
  * Nested attributes
  * -----------------
  *
@@ -182,6 +192,29 @@
  *     DROPSCOPE_SESSION_A_CLOSED: NLA_FLAG, and DROPSCOPE_SESSION_A_SEQ:
  *         NLA_U64, its number among the closes, for closed sessions
  *
+ * DROPSCOPE_A_SMC (all NLA_U64 unless noted):
+ *     DROPSCOPE_SMC_A_HOOKED: NLA_U8, the SMC tracepoints hooked: 4 while
+ *         the part runs and smc.ko is loaded, else 0
+ *     DROPSCOPE_SMC_A_FALLBACKS: fallbacks to TCP (smc:smc_switch_to_
+ *         fallback), the sum of the DROPSCOPE_A_SMC_FALLBACK totals
+ *     DROPSCOPE_SMC_A_TX_BYTES, _TX_EVENTS: payload bytes that SMC sends
+ *         copied to the send buffer, and the copies (smc:smc_tx_sendmsg)
+ *     DROPSCOPE_SMC_A_RX_BYTES, _RX_EVENTS: payload bytes copied to
+ *         receivers, and the copies (smc:smc_rx_recvmsg)
+ *     DROPSCOPE_SMC_A_LINK_DOWNS: SMC-R links that went down
+ *         (smc:smcr_link_down)
+ *     DROPSCOPE_SMC_A_OVERFLOW: fallbacks whose (reason, side) found no
+ *         room in the per-CPU table; FALLBACKS does not count them
+ *
+ * DROPSCOPE_A_SMC_FALLBACK:
+ *     DROPSCOPE_SMC_FB_A_CODE: NLA_U32, the reason code (SMC_CLC_DECL_*,
+ *         0x03010000: the peer has no SMC)
+ *     DROPSCOPE_SMC_FB_A_SIDE: NLA_U8, enum dropscope_smc_side: the side
+ *         of the connection that fell back, as the kernel's fallback
+ *         statistics count it
+ *     DROPSCOPE_SMC_FB_A_TOTAL: NLA_U64, since start or reset
+ *     DROPSCOPE_SMC_FB_A_DELTA: NLA_U64, in alerts: in this round
+ *
  * DROPSCOPE_A_REASON:
  *     DROPSCOPE_REASON_A_ID: NLA_U32
  *     DROPSCOPE_REASON_A_NAME: NLA_NUL_STRING
@@ -242,6 +275,7 @@ enum dropscope_cmd {
 	DROPSCOPE_CMD_MASK_CLEAR,
 	DROPSCOPE_CMD_SESSIONS_GET,
 	DROPSCOPE_CMD_CLOSED_GET,
+	DROPSCOPE_CMD_SMC_GET,
 	__DROPSCOPE_CMD_MAX
 };
 
@@ -268,6 +302,9 @@ enum dropscope_attr {
 	DROPSCOPE_A_SESSION,
 	DROPSCOPE_A_SESSIONS_CAPACITY,
 	DROPSCOPE_A_CLOSED_CAPACITY,
+	DROPSCOPE_A_SMC,
+	DROPSCOPE_A_SMC_FALLBACK,
+	DROPSCOPE_A_SMC_LINK_DOWNS_DELTA,
 	__DROPSCOPE_A_MAX
 };
 
@@ -357,9 +394,10 @@ enum dropscope_rule_attr {
 enum dropscope_part {
 	DROPSCOPE_PART_DROPS = 1 << 0,	/* skb:kfree_skb: sites */
 	DROPSCOPE_PART_TCP = 1 << 1,	/* TCP sessions */
+	DROPSCOPE_PART_SMC = 1 << 2,	/* the smc.ko tracepoints */
 };
 
-#define DROPSCOPE_PARTS_ALL	(DROPSCOPE_PART_DROPS | DROPSCOPE_PART_TCP)
+#define DROPSCOPE_PARTS_ALL	(DROPSCOPE_PART_DROPS | DROPSCOPE_PART_TCP | DROPSCOPE_PART_SMC)
 
 enum dropscope_session_attr {
 	DROPSCOPE_SESSION_A_UNSPEC,
@@ -387,5 +425,39 @@ enum dropscope_session_attr {
 };
 
 #define DROPSCOPE_SESSION_A_MAX (__DROPSCOPE_SESSION_A_MAX - 1)
+
+enum dropscope_smc_attr {
+	DROPSCOPE_SMC_A_UNSPEC,
+	DROPSCOPE_SMC_A_PAD,
+	DROPSCOPE_SMC_A_HOOKED,
+	DROPSCOPE_SMC_A_FALLBACKS,
+	DROPSCOPE_SMC_A_TX_BYTES,
+	DROPSCOPE_SMC_A_TX_EVENTS,
+	DROPSCOPE_SMC_A_RX_BYTES,
+	DROPSCOPE_SMC_A_RX_EVENTS,
+	DROPSCOPE_SMC_A_LINK_DOWNS,
+	DROPSCOPE_SMC_A_OVERFLOW,
+	__DROPSCOPE_SMC_A_MAX
+};
+
+#define DROPSCOPE_SMC_A_MAX (__DROPSCOPE_SMC_A_MAX - 1)
+
+/* The side of an SMC connection that fell back. */
+enum dropscope_smc_side {
+	DROPSCOPE_SMC_CLIENT,		/* the connecting socket */
+	DROPSCOPE_SMC_SERVER,		/* a connection to a listener */
+};
+
+enum dropscope_smc_fb_attr {
+	DROPSCOPE_SMC_FB_A_UNSPEC,
+	DROPSCOPE_SMC_FB_A_PAD,
+	DROPSCOPE_SMC_FB_A_CODE,
+	DROPSCOPE_SMC_FB_A_SIDE,
+	DROPSCOPE_SMC_FB_A_TOTAL,
+	DROPSCOPE_SMC_FB_A_DELTA,
+	__DROPSCOPE_SMC_FB_A_MAX
+};
+
+#define DROPSCOPE_SMC_FB_A_MAX (__DROPSCOPE_SMC_FB_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_DROPSCOPE_H */
