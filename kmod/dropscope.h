@@ -393,7 +393,11 @@ extern const struct ds_source ds_smc_source;
 
 int ds_smc_init(void);
 void ds_smc_exit(void);
-/* The SMC_GET reply: one DROPSCOPE_A_SMC nest, the fallbacks. Folded. */
+/*
+ * The SMC_GET reply: one DROPSCOPE_A_SMC nest, the fallbacks and their
+ * owners, at most ds_smc_size() bytes. Folded, under ds_lock.
+ */
+size_t ds_smc_size(void);
 int ds_smc_fill(struct sk_buff *msg);
 
 /* ---- reasons.c: the running kernel's drop reason names --------------- */

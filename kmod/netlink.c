@@ -207,8 +207,11 @@ static int ds_cmd_reset(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-/* Build a reply to info and send it; fill puts the attributes of arg. */
-static int ds_reply(struct genl_info *info, u8 cmd,
+/*
+ * Build a reply to info of size bytes of attributes and send it; fill puts
+ * the attributes of arg.
+ */
+static int ds_reply(struct genl_info *info, u8 cmd, size_t size,
 		    int (*fill)(struct sk_buff *skb, const void *arg),
 		    const void *arg)
 {
@@ -216,7 +219,7 @@ static int ds_reply(struct genl_info *info, u8 cmd,
 	void *hdr;
 	int err;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(size, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &ds_family, 0, cmd);
@@ -255,7 +258,8 @@ static int ds_fill_config(struct sk_buff *msg, const void *arg)
 
 static int ds_cmd_config_get(struct sk_buff *skb, struct genl_info *info)
 {
-	return ds_reply(info, DROPSCOPE_CMD_CONFIG_GET, ds_fill_config, NULL);
+	return ds_reply(info, DROPSCOPE_CMD_CONFIG_GET, NLMSG_GOODSIZE,
+			ds_fill_config, NULL);
 }
 
 /* The u32 value of attribute type in a, or NULL when absent. */
@@ -352,13 +356,15 @@ static int ds_fill_smc(struct sk_buff *msg, const void *arg)
 static int ds_cmd_smc_get(struct sk_buff *skb, struct genl_info *info)
 {
 	ds_fold_all();
-	return ds_reply(info, DROPSCOPE_CMD_SMC_GET, ds_fill_smc, NULL);
+	return ds_reply(info, DROPSCOPE_CMD_SMC_GET, ds_smc_size(), ds_fill_smc,
+			NULL);
 }
 
 static int ds_cmd_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
 	ds_fold_all();
-	return ds_reply(info, DROPSCOPE_CMD_STATS_GET, ds_fill_stats, NULL);
+	return ds_reply(info, DROPSCOPE_CMD_STATS_GET, NLMSG_GOODSIZE,
+			ds_fill_stats, NULL);
 }
 
 /*
@@ -590,7 +596,8 @@ static int ds_cmd_mask_add(struct sk_buff *skb, struct genl_info *info)
 	err = ds_rule_add(r, info);
 	if (err)
 		return err;
-	return ds_reply(info, DROPSCOPE_CMD_MASK_ADD, ds_put_rule, r);
+	return ds_reply(info, DROPSCOPE_CMD_MASK_ADD, NLMSG_GOODSIZE,
+			ds_put_rule, r);
 }
 
 static int ds_cmd_mask_del(struct sk_buff *skb, struct genl_info *info)

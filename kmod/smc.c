@@ -27,6 +27,7 @@
 #include <linux/module.h>
 #include <linux/notifier.h>
 #include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
 #include <net/genetlink.h>
@@ -37,19 +38,28 @@
 #include "dropscope.h"
 
 /*
- * Distinct (reason, side) keys per CPU. The kernel knows some forty
- * fallback reasons (SMC_CLC_DECL_*); a key that finds the table full is
- * counted in overflow, never lost.
+ * Two tables per CPU, of keys and counts. Fallbacks are counted under
+ * (reason, side), and once more under (reason, side, owner). The kernel
+ * knows some forty fallback reasons (SMC_CLC_DECL_*): a fallback whose
+ * (reason, side) finds its table full is counted in overflow, never lost;
+ * one whose owner finds no room is still counted by reason, and in
+ * owners_overflow.
  */
 #define DS_SMC_SLOTS_SHIFT	6
 #define DS_SMC_SLOTS	BIT(DS_SMC_SLOTS_SHIFT)
-/* The folded table: every CPU's keys, which may differ. */
+/* The folded tables: every CPU's keys, which may differ. */
 #define DS_SMC_FOLDED	(2 * DS_SMC_SLOTS)
 
-/* A key is never 0: bit 40 is set in every one. */
-#define DS_SMC_KEY(code, side)	(BIT_ULL(40) | (u64)(side) << 32 | (u32)(code))
+/*
+ * A key is never 0: bit 63 is set in every one. Bits 0-31 are the reason
+ * code, 32-53 the owner's TGID (below PID_MAX_LIMIT, 2^22) in the owner
+ * table, 62 the side.
+ */
+#define DS_SMC_KEY(code, side, tgid)					\
+	(BIT_ULL(63) | (u64)(side) << 62 | (u64)(tgid) << 32 | (u32)(code))
 #define DS_SMC_KEY_CODE(key)	((u32)(key))
-#define DS_SMC_KEY_SIDE(key)	((u8)((key) >> 32) & 1)
+#define DS_SMC_KEY_SIDE(key)	((u8)((key) >> 62) & 1)
+#define DS_SMC_KEY_TGID(key)	((u32)((key) >> 32) & (BIT(22) - 1))
 
 /* The counters of a CPU besides its fallbacks. */
 enum {
@@ -58,27 +68,37 @@ enum {
 	DS_SMC_RX_BYTES,
 	DS_SMC_RX_EVENTS,
 	DS_SMC_LINK_DOWNS,
-	DS_SMC_OVERFLOW,	/* fallbacks whose key found no room */
+	DS_SMC_OVERFLOW,	/* fallbacks whose (reason, side) found no room */
+	DS_SMC_OWNERS_OVERFLOW,	/* fallbacks whose owner found no room */
 	DS_SMC_NCTR
 };
 
 struct ds_smc_slot {
 	u64 key;		/* 0: free; claimed once by the owning CPU */
 	local64_t count;
+	char comm[TASK_COMM_LEN];	/* the owner table's: set at the claim */
 };
 
 /* One CPU's counters, written by that CPU only. */
 struct ds_smc_cpu {
 	local64_t ctr[DS_SMC_NCTR];
-	struct ds_smc_slot slot[DS_SMC_SLOTS];
+	struct ds_smc_slot fb[DS_SMC_SLOTS];	/* (reason, side) */
+	struct ds_smc_slot own[DS_SMC_SLOTS];	/* (reason, side, owner) */
 };
 
-/* A fallback key merged across CPUs; under ds_lock. */
+/* A key merged across CPUs; under ds_lock. */
 struct ds_smc_fb {
 	u64 key;
 	u64 sum;		/* the per-CPU counts, at the last fold */
 	u64 base;		/* sum at the last reset */
 	u64 alerted;		/* sum at the last alert round */
+	char comm[TASK_COMM_LEN];	/* owners: the owner's */
+};
+
+/* The folded view of one per-CPU table. */
+struct ds_smc_folded {
+	u32 n;
+	struct ds_smc_fb e[DS_SMC_FOLDED];
 };
 
 static struct {
@@ -88,8 +108,8 @@ static struct {
 	u64 sum[DS_SMC_NCTR];	/* the per-CPU counters, at the last fold */
 	u64 base[DS_SMC_NCTR];
 	u64 alerted_link_downs;
-	u32 nfb;
-	struct ds_smc_fb fb[DS_SMC_FOLDED];
+	struct ds_smc_folded fb;	/* by (reason, side) */
+	struct ds_smc_folded own;	/* by (reason, side, owner) */
 } smc;
 
 /* ---- the probes: any context, this CPU only ---------------------------- */
@@ -99,27 +119,64 @@ static __always_inline void ds_smc_add(int i, u64 n)
 	local64_add(n, &this_cpu_ptr(smc.pc)->ctr[i]);
 }
 
-/* The SMC socket's struct sock is the first member of struct smc_sock. */
+/*
+ * The slot of key in table t of this CPU, claimed if free, or NULL when
+ * the table is full; *fresh is set when this call claimed it.
+ */
+static __always_inline struct ds_smc_slot *
+ds_smc_slot(struct ds_smc_slot __percpu *t, u64 key, bool *fresh)
+{
+	struct ds_smc_slot *mine = this_cpu_ptr(t);
+	u32 i = hash_64(key, DS_SMC_SLOTS_SHIFT), n;
+	u64 k;
+
+	for (n = 0; n < DS_SMC_SLOTS; n++, i = (i + 1) % DS_SMC_SLOTS) {
+		k = READ_ONCE(mine[i].key);
+		if (!k) {
+			/* a probe that interrupts this one may claim it first */
+			k = this_cpu_cmpxchg(t[i].key, 0, key);
+			*fresh = !k;
+			if (!k)
+				return &mine[i];
+		}
+		if (k == key)
+			return &mine[i];
+	}
+	return NULL;
+}
+
+/*
+ * The SMC socket's struct sock is the first member of struct smc_sock.
+ * The owner is the process the probe runs for: the one that connects, or
+ * that set an option SMC cannot do. On the server side, and for a
+ * non-blocking connect, SMC falls back in a kernel worker: owner 0.
+ */
 static void ds_smc_fallback_probe(void *data, const struct sock *sk,
 				  int fallback_rsn)
 {
+	struct ds_smc_cpu __percpu *pc = smc.pc;
 	u8 side = READ_ONCE(sk->sk_socket) ? DROPSCOPE_SMC_CLIENT :
 					     DROPSCOPE_SMC_SERVER;
-	u64 key = DS_SMC_KEY(fallback_rsn, side), k;
-	struct ds_smc_cpu *c = this_cpu_ptr(smc.pc);
-	u32 i = hash_64(key, DS_SMC_SLOTS_SHIFT), n;
+	bool user = in_task() && !(current->flags & PF_KTHREAD);
+	u32 tgid = user ? task_tgid_nr(current) : 0;
+	struct ds_smc_slot *s;
+	bool fresh = false;
 
-	for (n = 0; n < DS_SMC_SLOTS; n++, i = (i + 1) % DS_SMC_SLOTS) {
-		k = READ_ONCE(c->slot[i].key);
-		/* a probe that interrupts this one may claim the slot first */
-		if (!k)
-			k = this_cpu_cmpxchg(smc.pc->slot[i].key, 0, key) ?: key;
-		if (k == key) {
-			local64_inc(&c->slot[i].count);
-			return;
-		}
+	s = ds_smc_slot(pc->fb, DS_SMC_KEY(fallback_rsn, side, 0), &fresh);
+	if (s)
+		local64_inc(&s->count);
+	else
+		local64_inc(this_cpu_ptr(&pc->ctr[DS_SMC_OVERFLOW]));
+	fresh = false;
+	s = ds_smc_slot(pc->own, DS_SMC_KEY(fallback_rsn, side, tgid), &fresh);
+	if (!s) {
+		local64_inc(this_cpu_ptr(&pc->ctr[DS_SMC_OWNERS_OVERFLOW]));
+		return;
 	}
-	local64_inc(&c->ctr[DS_SMC_OVERFLOW]);
+	/* comm is NUL-padded to its end: a copy is a string */
+	if (fresh && user)
+		memcpy(s->comm, current->comm, sizeof(s->comm));
+	local64_inc(&s->count);
 }
 
 static void ds_smc_tx_probe(void *data, const struct sock *sk, size_t len)
@@ -223,7 +280,8 @@ static void ds_smc_clear(void)
 	memset(smc.sum, 0, sizeof(smc.sum));
 	memset(smc.base, 0, sizeof(smc.base));
 	smc.alerted_link_downs = 0;
-	smc.nfb = 0;
+	smc.fb.n = 0;
+	smc.own.n = 0;
 }
 
 static int ds_smc_attach(struct netlink_ext_ack *extack)
@@ -255,60 +313,82 @@ static void ds_smc_detach(void)
 	smc.attached = false;
 }
 
-static struct ds_smc_fb *ds_smc_fb_get(u64 key)
+static struct ds_smc_fb *ds_smc_folded_get(struct ds_smc_folded *f, u64 key)
 {
 	u32 i;
 
-	for (i = 0; i < smc.nfb; i++)
-		if (smc.fb[i].key == key)
-			return &smc.fb[i];
-	if (smc.nfb == DS_SMC_FOLDED)
+	for (i = 0; i < f->n; i++)
+		if (f->e[i].key == key)
+			return &f->e[i];
+	if (f->n == DS_SMC_FOLDED)
 		return NULL;
-	memset(&smc.fb[smc.nfb], 0, sizeof(smc.fb[0]));
-	smc.fb[smc.nfb].key = key;
-	return &smc.fb[smc.nfb++];
+	memset(&f->e[f->n], 0, sizeof(f->e[0]));
+	f->e[f->n].key = key;
+	return &f->e[f->n++];
 }
 
 /*
- * Every counter only grows while the part runs, so a fold is a sum. The
- * count of a key the folded table has no room for overflows too.
+ * One CPU's table t into f; the count of a key f has no room for goes to
+ * the counter lost.
  */
+static void ds_smc_fold_table(struct ds_smc_folded *f,
+			      const struct ds_smc_slot *t, int lost)
+{
+	struct ds_smc_fb *e;
+	u64 key;
+	u32 i;
+
+	for (i = 0; i < DS_SMC_SLOTS; i++) {
+		key = READ_ONCE(t[i].key);
+		if (!key)
+			continue;
+		e = ds_smc_folded_get(f, key);
+		if (!e) {
+			smc.sum[lost] += local64_read(&t[i].count);
+			continue;
+		}
+		e->sum += local64_read(&t[i].count);
+		/* set right after the claim: taken again until it is */
+		if (!e->comm[0])
+			memcpy(e->comm, t[i].comm, sizeof(e->comm));
+	}
+}
+
+/* Every counter only grows while the part runs, so a fold is a sum. */
 static void ds_smc_fold(void)
 {
-	struct ds_smc_fb *fb;
 	struct ds_smc_cpu *c;
 	unsigned int cpu;
-	u64 key;
 	u32 i;
 
 	lockdep_assert_held(&ds_lock);
 	memset(smc.sum, 0, sizeof(smc.sum));
-	for (i = 0; i < smc.nfb; i++)
-		smc.fb[i].sum = 0;
+	for (i = 0; i < smc.fb.n; i++)
+		smc.fb.e[i].sum = 0;
+	for (i = 0; i < smc.own.n; i++)
+		smc.own.e[i].sum = 0;
 	for_each_possible_cpu(cpu) {
 		c = per_cpu_ptr(smc.pc, cpu);
 		for (i = 0; i < DS_SMC_NCTR; i++)
 			smc.sum[i] += local64_read(&c->ctr[i]);
-		for (i = 0; i < DS_SMC_SLOTS; i++) {
-			key = READ_ONCE(c->slot[i].key);
-			if (!key)
-				continue;
-			fb = ds_smc_fb_get(key);
-			if (fb)
-				fb->sum += local64_read(&c->slot[i].count);
-			else
-				smc.sum[DS_SMC_OVERFLOW] +=
-					local64_read(&c->slot[i].count);
-		}
+		ds_smc_fold_table(&smc.fb, c->fb, DS_SMC_OVERFLOW);
+		ds_smc_fold_table(&smc.own, c->own, DS_SMC_OWNERS_OVERFLOW);
 	}
+	for (i = 0; i < smc.own.n; i++)
+		smc.own.e[i].comm[TASK_COMM_LEN - 1] = '\0';
 }
 
-static int ds_smc_put_fb(struct sk_buff *skb, const struct ds_smc_fb *fb,
-			 bool alert)
+/*
+ * One DROPSCOPE_A_SMC_FALLBACK (type) or DROPSCOPE_A_SMC_OWNER nest; the
+ * delta in alerts. Its size is ds_smc_fb_size().
+ */
+static int ds_smc_put_fb(struct sk_buff *skb, int type,
+			 const struct ds_smc_fb *fb, bool alert)
 {
+	bool owner = type == DROPSCOPE_A_SMC_OWNER;
 	struct nlattr *nest;
 
-	nest = nla_nest_start(skb, DROPSCOPE_A_SMC_FALLBACK);
+	nest = nla_nest_start(skb, type);
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, DROPSCOPE_SMC_FB_A_CODE, DS_SMC_KEY_CODE(fb->key)) ||
@@ -317,7 +397,10 @@ static int ds_smc_put_fb(struct sk_buff *skb, const struct ds_smc_fb *fb,
 			      DROPSCOPE_SMC_FB_A_PAD) ||
 	    (alert && nla_put_u64_64bit(skb, DROPSCOPE_SMC_FB_A_DELTA,
 					fb->sum - fb->alerted,
-					DROPSCOPE_SMC_FB_A_PAD))) {
+					DROPSCOPE_SMC_FB_A_PAD)) ||
+	    (owner && (nla_put_u32(skb, DROPSCOPE_SMC_FB_A_PID,
+				   DS_SMC_KEY_TGID(fb->key)) ||
+		       nla_put_string(skb, DROPSCOPE_SMC_FB_A_COMM, fb->comm)))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -325,24 +408,48 @@ static int ds_smc_put_fb(struct sk_buff *skb, const struct ds_smc_fb *fb,
 	return 0;
 }
 
-static int ds_smc_put_alert_fb(struct sk_buff *skb, const void *fb)
+static size_t ds_smc_fb_size(bool owner)
 {
-	return ds_smc_put_fb(skb, fb, true);
+	return nla_total_size(0) +		/* the nest */
+		nla_total_size(sizeof(u32)) +	/* CODE */
+		nla_total_size(sizeof(u8)) +	/* SIDE */
+		nla_total_size_64bit(sizeof(u64)) +	/* TOTAL */
+		nla_total_size_64bit(sizeof(u64)) +	/* DELTA, in alerts */
+		(owner ? nla_total_size(sizeof(u32)) +	/* PID */
+		 nla_total_size(TASK_COMM_LEN) : 0);	/* COMM */
 }
 
-/* Fallbacks and link-downs since the last round. */
+static int ds_smc_put_alert_fb(struct sk_buff *skb, const void *fb)
+{
+	return ds_smc_put_fb(skb, DROPSCOPE_A_SMC_FALLBACK, fb, true);
+}
+
+static int ds_smc_put_alert_owner(struct sk_buff *skb, const void *fb)
+{
+	return ds_smc_put_fb(skb, DROPSCOPE_A_SMC_OWNER, fb, true);
+}
+
+static void ds_smc_alert_table(struct ds_round *round, struct ds_smc_folded *f,
+			       int (*put)(struct sk_buff *skb, const void *fb))
+{
+	u32 i;
+
+	for (i = 0; i < f->n; i++) {
+		if (f->e[i].sum == f->e[i].alerted)
+			continue;
+		ds_round_put(round, put, &f->e[i]);
+		f->e[i].alerted = f->e[i].sum;
+	}
+}
+
+/* Fallbacks, by reason and by owner, and link-downs since the last round. */
 static void ds_smc_alert(struct ds_round *round)
 {
 	u64 downs = smc.sum[DS_SMC_LINK_DOWNS];
-	u32 i;
 
 	lockdep_assert_held(&ds_lock);
-	for (i = 0; i < smc.nfb; i++) {
-		if (smc.fb[i].sum == smc.fb[i].alerted)
-			continue;
-		ds_round_put(round, ds_smc_put_alert_fb, &smc.fb[i]);
-		smc.fb[i].alerted = smc.fb[i].sum;
-	}
+	ds_smc_alert_table(round, &smc.fb, ds_smc_put_alert_fb);
+	ds_smc_alert_table(round, &smc.own, ds_smc_put_alert_owner);
 	if (downs != smc.alerted_link_downs) {
 		ds_round_put_u64(round, DROPSCOPE_A_SMC_LINK_DOWNS_DELTA,
 				 downs - smc.alerted_link_downs);
@@ -350,11 +457,19 @@ static void ds_smc_alert(struct ds_round *round)
 	}
 }
 
-/* Forget every total; the per-CPU counters count on while attached. */
-static void ds_smc_reset(bool attached)
+static void ds_smc_rebase(struct ds_smc_folded *f)
 {
 	u32 i;
 
+	for (i = 0; i < f->n; i++) {
+		f->e[i].base = f->e[i].sum;
+		f->e[i].alerted = f->e[i].sum;
+	}
+}
+
+/* Forget every total; the per-CPU counters count on while attached. */
+static void ds_smc_reset(bool attached)
+{
 	lockdep_assert_held(&ds_lock);
 	if (!attached) {
 		ds_smc_clear();
@@ -363,10 +478,8 @@ static void ds_smc_reset(bool attached)
 	ds_smc_fold();
 	memcpy(smc.base, smc.sum, sizeof(smc.base));
 	smc.alerted_link_downs = smc.sum[DS_SMC_LINK_DOWNS];
-	for (i = 0; i < smc.nfb; i++) {
-		smc.fb[i].base = smc.fb[i].sum;
-		smc.fb[i].alerted = smc.fb[i].sum;
-	}
+	ds_smc_rebase(&smc.fb);
+	ds_smc_rebase(&smc.own);
 }
 
 static void ds_smc_free(void)
@@ -393,7 +506,33 @@ static const int ds_smc_attr[DS_SMC_NCTR] = {
 	[DS_SMC_RX_EVENTS] = DROPSCOPE_SMC_A_RX_EVENTS,
 	[DS_SMC_LINK_DOWNS] = DROPSCOPE_SMC_A_LINK_DOWNS,
 	[DS_SMC_OVERFLOW] = DROPSCOPE_SMC_A_OVERFLOW,
+	[DS_SMC_OWNERS_OVERFLOW] = DROPSCOPE_SMC_A_OWNERS_OVERFLOW,
 };
+
+/* The attributes of ds_smc_fill(), at most. */
+size_t ds_smc_size(void)
+{
+	lockdep_assert_held(&ds_lock);
+	return nla_total_size(0) +			/* DROPSCOPE_A_SMC */
+		nla_total_size(sizeof(u8)) +		/* HOOKED */
+		nla_total_size_64bit(sizeof(u64)) +	/* FALLBACKS */
+		DS_SMC_NCTR * nla_total_size_64bit(sizeof(u64)) +
+		smc.fb.n * ds_smc_fb_size(false) +
+		smc.own.n * ds_smc_fb_size(true);
+}
+
+/* The nests of the keys f counted since the last reset. */
+static int ds_smc_fill_table(struct sk_buff *msg, int type,
+			     const struct ds_smc_folded *f)
+{
+	u32 i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->e[i].sum != f->e[i].base &&
+		    ds_smc_put_fb(msg, type, &f->e[i], false))
+			return -EMSGSIZE;
+	return 0;
+}
 
 int ds_smc_fill(struct sk_buff *msg)
 {
@@ -402,8 +541,8 @@ int ds_smc_fill(struct sk_buff *msg)
 	u32 i;
 
 	lockdep_assert_held(&ds_lock);
-	for (i = 0; i < smc.nfb; i++)
-		fallbacks += smc.fb[i].sum - smc.fb[i].base;
+	for (i = 0; i < smc.fb.n; i++)
+		fallbacks += smc.fb.e[i].sum - smc.fb.e[i].base;
 	nest = nla_nest_start(msg, DROPSCOPE_A_SMC);
 	if (!nest)
 		return -EMSGSIZE;
@@ -417,11 +556,9 @@ int ds_smc_fill(struct sk_buff *msg)
 				      DROPSCOPE_SMC_A_PAD))
 			goto err;
 	nla_nest_end(msg, nest);
-	/* the keys seen since the last reset */
-	for (i = 0; i < smc.nfb; i++)
-		if (smc.fb[i].sum != smc.fb[i].base &&
-		    ds_smc_put_fb(msg, &smc.fb[i], false))
-			return -EMSGSIZE;
+	if (ds_smc_fill_table(msg, DROPSCOPE_A_SMC_FALLBACK, &smc.fb) ||
+	    ds_smc_fill_table(msg, DROPSCOPE_A_SMC_OWNER, &smc.own))
+		return -EMSGSIZE;
 	return 0;
 err:
 	nla_nest_cancel(msg, nest);

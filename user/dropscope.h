@@ -83,10 +83,16 @@ struct ds_site {
 int ds_site_parse(struct nlattr *nest, struct ds_site *site);
 
 /* output.c: sites and alerts, through the print path of print.c */
-/* An SMC fallback reason of an alert: DROPSCOPE_A_SMC_FALLBACK. */
+/*
+ * An SMC fallback reason of an alert, DROPSCOPE_A_SMC_FALLBACK, or one of
+ * its owners, DROPSCOPE_A_SMC_OWNER.
+ */
 struct ds_smc_alert {
 	uint32_t code;
 	bool server;
+	bool owner;
+	uint32_t pid;		/* owners: 0 for a kernel worker */
+	char comm[16];
 	uint64_t delta, total;
 };
 

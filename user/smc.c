@@ -106,6 +106,8 @@ struct ds_smc_fback {
 	uint32_t code;
 	bool server;
 	uint64_t count;
+	uint32_t pid;		/* owners only */
+	char comm[16];
 };
 
 struct ds_smc_stats {
@@ -253,20 +255,22 @@ static int ds_smc_stats_cb(struct nl_msg *msg, void *arg)
 }
 
 /* One reason of one side a message, with that side's total. */
-static int ds_smc_fback_add(struct ds_smc_stats *s, uint32_t code,
-			    bool server, uint64_t count)
+static struct ds_smc_fback *ds_smc_fback_add(struct ds_smc_stats *s,
+					     uint32_t code, bool server,
+					     uint64_t count)
 {
 	struct ds_smc_fback *f;
 
 	f = ds_grow(s->fb, &s->capfb, s->nfb, sizeof(*s->fb), 16);
 	if (!f)
-		return -ENOMEM;
+		return NULL;
 	s->fb = f;
 	f = &s->fb[s->nfb++];
+	memset(f, 0, sizeof(*f));
 	f->code = code;
 	f->server = server;
 	f->count = count;
-	return 0;
+	return f;
 }
 
 static int ds_smc_fback_cb(struct nl_msg *msg, void *arg)
@@ -290,9 +294,9 @@ static int ds_smc_fback_cb(struct nl_msg *msg, void *arg)
 		s->fback[0] = nla_get_u64(fb[SMC_NLA_FBACK_STATS_CLNT_CNT]);
 	if (fb[SMC_NLA_FBACK_STATS_SRV_CNT])
 		s->fback[1] = nla_get_u64(fb[SMC_NLA_FBACK_STATS_SRV_CNT]);
-	if (ds_smc_fback_add(s, nla_get_u32(fb[SMC_NLA_FBACK_STATS_RSN_CODE]),
-			     srv, fb[SMC_NLA_FBACK_STATS_RSN_CNT] ?
-			     nla_get_u16(fb[SMC_NLA_FBACK_STATS_RSN_CNT]) : 0))
+	if (!ds_smc_fback_add(s, nla_get_u32(fb[SMC_NLA_FBACK_STATS_RSN_CODE]),
+			      srv, fb[SMC_NLA_FBACK_STATS_RSN_CNT] ?
+			      nla_get_u16(fb[SMC_NLA_FBACK_STATS_RSN_CNT]) : 0))
 		return NL_STOP;
 	return NL_OK;
 }
@@ -461,22 +465,51 @@ static const struct {
 	{ DROPSCOPE_SMC_A_RX_EVENTS, "rx_copies", "copies from receive buffers" },
 	{ DROPSCOPE_SMC_A_LINK_DOWNS, "link_downs", "SMC-R links gone down" },
 	{ DROPSCOPE_SMC_A_OVERFLOW, "overflow", "fallbacks without room (overflow)" },
+	{ DROPSCOPE_SMC_A_OWNERS_OVERFLOW, "owners_overflow", "owners without room" },
 };
 
 struct ds_smc_own {
 	uint8_t hooked;
 	uint64_t v[DROPSCOPE_SMC_A_MAX + 1];
 	struct ds_smc_stats fbs;	/* only fb, nfb, capfb */
+	struct ds_smc_stats owners;	/* the same, with pid and comm */
 };
+
+/* A DROPSCOPE_A_SMC_FALLBACK or _OWNER nest into s; delta: its delta. */
+static int ds_smc_fb_parse(struct nlattr *at, struct ds_smc_stats *s,
+		    uint64_t *delta)
+{
+	struct nlattr *f[DROPSCOPE_SMC_FB_A_MAX + 1];
+	struct ds_smc_fback *e;
+
+	if (nla_parse_nested(f, DROPSCOPE_SMC_FB_A_MAX, at, NULL) < 0 ||
+	    !f[DROPSCOPE_SMC_FB_A_CODE] || !f[DROPSCOPE_SMC_FB_A_SIDE] ||
+	    !f[DROPSCOPE_SMC_FB_A_TOTAL] || (delta && !f[DROPSCOPE_SMC_FB_A_DELTA]))
+		return -EINVAL;
+	e = ds_smc_fback_add(s, nla_get_u32(f[DROPSCOPE_SMC_FB_A_CODE]),
+			     nla_get_u8(f[DROPSCOPE_SMC_FB_A_SIDE]) ==
+			     DROPSCOPE_SMC_SERVER,
+			     nla_get_u64(f[DROPSCOPE_SMC_FB_A_TOTAL]));
+	if (!e)
+		return -ENOMEM;
+	if (f[DROPSCOPE_SMC_FB_A_PID])
+		e->pid = nla_get_u32(f[DROPSCOPE_SMC_FB_A_PID]);
+	if (f[DROPSCOPE_SMC_FB_A_COMM])
+		snprintf(e->comm, sizeof(e->comm), "%s",
+			 nla_get_string(f[DROPSCOPE_SMC_FB_A_COMM]));
+	if (delta)
+		*delta = nla_get_u64(f[DROPSCOPE_SMC_FB_A_DELTA]);
+	return 0;
+}
 
 static int ds_smc_own_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			 void *arg)
 {
-	struct nlattr *t[DROPSCOPE_SMC_A_MAX + 1], *f[DROPSCOPE_SMC_FB_A_MAX + 1];
+	struct nlattr *t[DROPSCOPE_SMC_A_MAX + 1];
 	struct ds_smc_own *o = arg;
 	struct nlattr *at;
 	size_t i;
-	int rem;
+	int rem, err;
 
 	if (!tb[DROPSCOPE_A_SMC] ||
 	    nla_parse_nested(t, DROPSCOPE_SMC_A_MAX, tb[DROPSCOPE_A_SMC],
@@ -489,20 +522,57 @@ static int ds_smc_own_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			o->v[ds_smc_own_fields[i].attr] =
 				nla_get_u64(t[ds_smc_own_fields[i].attr]);
 	nla_for_each_attr(at, attrs, len, rem) {
-		if (nla_type(at) != DROPSCOPE_A_SMC_FALLBACK)
+		if (nla_type(at) == DROPSCOPE_A_SMC_FALLBACK)
+			err = ds_smc_fb_parse(at, &o->fbs, NULL);
+		else if (nla_type(at) == DROPSCOPE_A_SMC_OWNER)
+			err = ds_smc_fb_parse(at, &o->owners, NULL);
+		else
 			continue;
-		if (nla_parse_nested(f, DROPSCOPE_SMC_FB_A_MAX, at, NULL) < 0 ||
-		    !f[DROPSCOPE_SMC_FB_A_CODE] || !f[DROPSCOPE_SMC_FB_A_SIDE] ||
-		    !f[DROPSCOPE_SMC_FB_A_TOTAL])
-			return -EINVAL;
-		if (ds_smc_fback_add(&o->fbs,
-				     nla_get_u32(f[DROPSCOPE_SMC_FB_A_CODE]),
-				     nla_get_u8(f[DROPSCOPE_SMC_FB_A_SIDE]) ==
-				     DROPSCOPE_SMC_SERVER,
-				     nla_get_u64(f[DROPSCOPE_SMC_FB_A_TOTAL])))
-			return -ENOMEM;
+		if (err)
+			return err;
 	}
 	return 0;
+}
+
+static const struct ds_col ds_owner_cols[] = {
+	{ "count", "COUNT", "", 8, DS_COL_RIGHT },
+	{ "pid", "PID", "  ", 7, DS_COL_RIGHT },
+	{ "comm", "COMM", "  ", 16, 0 },
+	{ "code", "CODE", "  ", 10, 0 },
+	{ "side", "SIDE", "  ", 6, 0 },
+	{ "name", "REASON", "  ", 0, 0 },
+	{ NULL, NULL, "  ", 0, 0 },
+};
+
+/* The owners of the fallbacks, the most frequent first; text: the top 10. */
+static void ds_smc_owners_print(struct ds_print *p, const struct ds_smc_stats *s)
+{
+	char code[16], pid[16];
+	size_t i;
+
+	if (s->nfb)
+		ds_print_text(p, "Fallbacks by owner\n");
+	ds_print_open_table(p, "owners", ds_owner_cols, DS_NCOLS(ds_owner_cols),
+			    DS_TABLE_HEAD);
+	for (i = 0; i < s->nfb; i++) {
+		const struct ds_smc_fback *f = &s->fb[i];
+		enum ds_pmode m = i < 10 ? DS_ANY : DS_JSON;
+
+		snprintf(code, sizeof(code), "0x%08x", f->code);
+		ds_print_open_obj(p, NULL);
+		ds_print_u64(p, m, "count", "%" PRIu64, f->count);
+		/* PID 0: a kernel worker, before any process held the socket */
+		snprintf(pid, sizeof(pid), f->pid ? "%" PRIu32 : "-", f->pid);
+		ds_print_u64_as(p, m, "pid", "%s", f->pid, pid);
+		ds_print_str(p, m, "comm", "%s", f->pid ? f->comm : "(kernel)");
+		ds_print_str(p, m, "code", "%s", code);
+		ds_print_str(p, m, "side", "%s", f->server ? "server" : "client");
+		ds_print_str(p, m, "name", "%s", ds_smc_reason_name(f->code));
+		ds_print_close_obj(p);
+	}
+	ds_print_close_table(p);
+	if (s->nfb > 10)
+		ds_print_text(p, "(%zu more)\n", s->nfb - 10);
 }
 
 /*
@@ -525,9 +595,11 @@ static int ds_smc_own_print(struct ds_ctx *ctx, struct ds_print *p)
 	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_SMC_GET, ds_smc_own_cb, &o);
 	if (err) {
 		free(o.fbs.fb);
+		free(o.owners.fb);
 		return ds_fail(ctx, err);
 	}
 	qsort(o.fbs.fb, o.fbs.nfb, sizeof(*o.fbs.fb), ds_smc_fback_cmp);
+	qsort(o.owners.fb, o.owners.nfb, sizeof(*o.owners.fb), ds_smc_fback_cmp);
 	ds_print_text(p, "dropscope, since start (%s)\n", o.hooked ?
 		      "watching smc.ko" : "not watching smc.ko now");
 	ds_print_bool(p, DS_JSON, "watching", NULL, o.hooked);
@@ -538,7 +610,9 @@ static int ds_smc_own_print(struct ds_ctx *ctx, struct ds_print *p)
 			     o.v[ds_smc_own_fields[i].attr]);
 	}
 	ds_smc_fbacks_print(p, &o.fbs);
+	ds_smc_owners_print(p, &o.owners);
 	free(o.fbs.fb);
+	free(o.owners.fb);
 	return DS_OK;
 }
 

@@ -66,6 +66,12 @@ static int ds_smc_alert_parse(struct nlattr *at, struct ds_smc_alert *f)
 		DROPSCOPE_SMC_SERVER;
 	f->delta = nla_get_u64(t[DROPSCOPE_SMC_FB_A_DELTA]);
 	f->total = nla_get_u64(t[DROPSCOPE_SMC_FB_A_TOTAL]);
+	f->owner = nla_type(at) == DROPSCOPE_A_SMC_OWNER;
+	if (t[DROPSCOPE_SMC_FB_A_PID])
+		f->pid = nla_get_u32(t[DROPSCOPE_SMC_FB_A_PID]);
+	if (t[DROPSCOPE_SMC_FB_A_COMM])
+		snprintf(f->comm, sizeof(f->comm), "%s",
+			 nla_get_string(t[DROPSCOPE_SMC_FB_A_COMM]));
 	return 0;
 }
 
@@ -90,7 +96,8 @@ static int ds_alert_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 		a.link_downs = nla_get_u64(tb[DROPSCOPE_A_SMC_LINK_DOWNS_DELTA]);
 	nla_for_each_attr(at, attrs, len, rem) {
 		n += nla_type(at) == DROPSCOPE_A_SITE;
-		nsmc += nla_type(at) == DROPSCOPE_A_SMC_FALLBACK;
+		nsmc += nla_type(at) == DROPSCOPE_A_SMC_FALLBACK ||
+			nla_type(at) == DROPSCOPE_A_SMC_OWNER;
 	}
 	sites = calloc(n ? n : 1, sizeof(*sites));
 	smc = calloc(nsmc ? nsmc : 1, sizeof(*smc));
@@ -99,7 +106,8 @@ static int ds_alert_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 		goto out;
 	}
 	nla_for_each_attr(at, attrs, len, rem) {
-		if (nla_type(at) == DROPSCOPE_A_SMC_FALLBACK)
+		if (nla_type(at) == DROPSCOPE_A_SMC_FALLBACK ||
+		    nla_type(at) == DROPSCOPE_A_SMC_OWNER)
 			err = ds_smc_alert_parse(at, &smc[a.nsmc++]);
 		else if (nla_type(at) == DROPSCOPE_A_SITE)
 			err = ds_site_parse(at, &sites[a.n++]) ? -EINVAL : 0;

@@ -85,7 +85,23 @@ smc_own() {
 	    print(f["code"], f["side"], f["count"])
 	print("total", d["fallbacks_total"])
 	print("overflow", d["overflow"])
+	print("owners_overflow", d["owners_overflow"])
 	print("watching", d["watching"])
+	PY
+}
+
+# smc_owners FILE KEY COUNT: the owners of JSON objects (one, or a line
+# each) under KEY, their COUNT key added up by (code, side, pid, comm)
+smc_owners() {
+	python3 - "$@" <<-'PY'
+	import json, sys
+	per = {}
+	for l in open(sys.argv[1]).read().strip().split("\n") if sys.argv[2] == "smc_owners" else [open(sys.argv[1]).read()]:
+	    for f in json.loads(l).get(sys.argv[2], []):
+	        k = (f["code"], f["side"], f["pid"], f["comm"] if f["pid"] else "-")
+	        per[k] = per.get(k, 0) + f[sys.argv[3]]
+	for k in sorted(per):
+	    print(*k, per[k])
 	PY
 }
 
@@ -130,7 +146,7 @@ smc_delta() {
 # from the kernel grow by exactly what smcgen made, and equal the hist
 # trigger's count of smc:smc_switch_to_fallback per reason
 test_smc_fallbacks() {
-	local hist="hist:keys=fallback_rsn" n_tcp=7 n_smc=4 got want out
+	local hist="hist:keys=fallback_rsn" n_tcp=7 n_smc=4 got want out p_tcp p_smc
 	smc_load
 	[ -d "$SMC_FB" ] || abort "no $SMC_FB"
 	echo "$hist" > "$SMC_FB/trigger" || abort "hist trigger refused"
@@ -139,23 +155,34 @@ test_smc_fallbacks() {
 	$DS start smc
 	watch_start smcw.jsonl || abort "watch did not start"
 	smc_fbacks before > "$TMP/before"
-	$SG tcp $n_tcp 6100 1000 > /dev/null || abort "smcgen tcp failed"
-	$SG smc $n_smc 6101 1000 > /dev/null || abort "smcgen smc failed"
+	# the clients are smcgen itself; the servers fall back in a kworker
+	$SG tcp $n_tcp 6100 1000 > /dev/null &
+	p_tcp=$!
+	wait $p_tcp || abort "smcgen tcp failed"
+	$SG smc $n_smc 6101 1000 > /dev/null &
+	p_smc=$!
+	wait $p_smc || abort "smcgen smc failed"
 	smc_fbacks after > "$TMP/after"
 	got=$(smc_delta "$TMP/before" "$TMP/after" | tr '\n' ';')
 	want="0x03010000 client $n_tcp;0x03030000 client $n_smc;0x05000000 server $n_smc;total client $((n_tcp + n_smc));total server $n_smc;"
 	check "show smc: fallbacks by reason and side, and totals, grew by what smcgen made" \
 		"$want" "$got"
 	# dropscope's own, since start: exactly the same, its totals too
-	want="0x03010000 client $n_tcp;0x03030000 client $n_smc;0x05000000 server $n_smc;total $((n_tcp + 2 * n_smc));overflow 0;watching True;"
+	want="0x03010000 client $n_tcp;0x03030000 client $n_smc;0x05000000 server $n_smc;total $((n_tcp + 2 * n_smc));overflow 0;owners_overflow 0;watching True;"
 	check "show smc: dropscope's fallbacks since start are smcgen's, by reason and side" \
 		"$want" "$(smc_own "$TMP/after.json" | tr '\n' ';')"
+	want="0x03010000 client $p_tcp smcgen $n_tcp;0x03030000 client $p_smc smcgen $n_smc;0x05000000 server 0 - $n_smc;"
+	check "show smc: the owners of the fallbacks: each client's smcgen, the servers' kernel worker" \
+		"$want" "$(smc_owners "$TMP/after.json" owners count | tr '\n' ';')"
 	# the alert rounds: the stop's final round carries the last ones
 	$DS stop
 	want="0x03010000 client $n_tcp;0x03030000 client $n_smc;0x05000000 server $n_smc;"
 	wait_for 10 smc_alerted_is "$TMP/smcw.jsonl" "$want"
 	check "watch: the alerts' SMC fallback deltas add up to smcgen's, by reason and side" \
 		"$want" "$(smc_alerted "$TMP/smcw.jsonl" | tr '\n' ';')"
+	want="0x03010000 client $p_tcp smcgen $n_tcp;0x03030000 client $p_smc smcgen $n_smc;0x05000000 server 0 - $n_smc;"
+	check "watch: the alerts' owner deltas add up to the same, by owner" \
+		"$want" "$(smc_owners "$TMP/smcw.jsonl" smc_owners delta | tr '\n' ';')"
 	# the kernel's own events, per reason (the trigger began with them)
 	got=$(sed -n 's/^{ fallback_rsn: *\([0-9]*\) } hitcount: *\([0-9]*\)$/\1 \2/p' "$SMC_FB/hist" |
 		while read -r r c; do printf '0x%08x %d;' "$r" "$c"; done | tr ';' '\n' | sort | tr '\n' ';')

@@ -123,10 +123,12 @@
  * DROPSCOPE_CMD_SMC_GET: replies with one DROPSCOPE_A_SMC nest, what
  *     DROPSCOPE_PART_SMC counted since start or reset, and one
  *     DROPSCOPE_A_SMC_FALLBACK nest per (reason, side) that fell back since
- *     then. The part watches for smc.ko rather than pinning it: it hooks
+ *     then, and one DROPSCOPE_A_SMC_OWNER nest per (reason, side, owner).
+ *     The part watches for smc.ko rather than pinning it: it hooks
  *     the SMC tracepoints whenever smc.ko loads, also after start, and
  *     unhooks them when smc.ko goes; the totals stay. Alert rounds carry
- *     one DROPSCOPE_A_SMC_FALLBACK nest per (reason, side) that fell back
+ *     one DROPSCOPE_A_SMC_FALLBACK nest per (reason, side) and one
+ *     DROPSCOPE_A_SMC_OWNER nest per (reason, side, owner) that fell back
  *     in the round, and DROPSCOPE_A_SMC_LINK_DOWNS_DELTA when SMC-R links
  *     went down.
  *
@@ -205,6 +207,9 @@
  *         (smc:smcr_link_down)
  *     DROPSCOPE_SMC_A_OVERFLOW: fallbacks whose (reason, side) found no
  *         room in the per-CPU table; FALLBACKS does not count them
+ *     DROPSCOPE_SMC_A_OWNERS_OVERFLOW: fallbacks whose (reason, side,
+ *         owner) found no room; they are in FALLBACKS, in no
+ *         DROPSCOPE_A_SMC_OWNER nest
  *
  * DROPSCOPE_A_SMC_FALLBACK:
  *     DROPSCOPE_SMC_FB_A_CODE: NLA_U32, the reason code (SMC_CLC_DECL_*,
@@ -214,6 +219,14 @@
  *         statistics count it
  *     DROPSCOPE_SMC_FB_A_TOTAL: NLA_U64, since start or reset
  *     DROPSCOPE_SMC_FB_A_DELTA: NLA_U64, in alerts: in this round
+ *
+ * DROPSCOPE_A_SMC_OWNER: the fallbacks of one reason, side and owner; the
+ *     attributes of DROPSCOPE_A_SMC_FALLBACK, and
+ *     DROPSCOPE_SMC_FB_A_PID, _COMM: NLA_U32, NLA_NUL_STRING: the process
+ *         the fallback ran for (the one that connected, or that set an
+ *         option SMC cannot do). On the server side, and for a
+ *         non-blocking connect, SMC falls back in a kernel worker before
+ *         any process holds the socket: PID 0 and an empty COMM.
  *
  * DROPSCOPE_A_REASON:
  *     DROPSCOPE_REASON_A_ID: NLA_U32
@@ -305,6 +318,7 @@ enum dropscope_attr {
 	DROPSCOPE_A_SMC,
 	DROPSCOPE_A_SMC_FALLBACK,
 	DROPSCOPE_A_SMC_LINK_DOWNS_DELTA,
+	DROPSCOPE_A_SMC_OWNER,
 	__DROPSCOPE_A_MAX
 };
 
@@ -437,6 +451,7 @@ enum dropscope_smc_attr {
 	DROPSCOPE_SMC_A_RX_EVENTS,
 	DROPSCOPE_SMC_A_LINK_DOWNS,
 	DROPSCOPE_SMC_A_OVERFLOW,
+	DROPSCOPE_SMC_A_OWNERS_OVERFLOW,
 	__DROPSCOPE_SMC_A_MAX
 };
 
@@ -455,6 +470,8 @@ enum dropscope_smc_fb_attr {
 	DROPSCOPE_SMC_FB_A_SIDE,
 	DROPSCOPE_SMC_FB_A_TOTAL,
 	DROPSCOPE_SMC_FB_A_DELTA,
+	DROPSCOPE_SMC_FB_A_PID,
+	DROPSCOPE_SMC_FB_A_COMM,
 	__DROPSCOPE_SMC_FB_A_MAX
 };
 
