@@ -74,7 +74,8 @@ struct ds_round;
  *   alert:  put what changed since the last round into the round (or only
  *           settle it, when nobody listens: ds_round_muted())
  *   reset:  forget every total and statistic; @attached says whether the
- *           hooks are attached (then per-CPU state must be kept)
+ *           hooks are attached (then per-CPU state must be kept, and
+ *           every source was folded right before)
  *   free:   module exit; no command can run any more
  */
 struct ds_source {
@@ -257,6 +258,7 @@ struct ds_rule {
 	u32 reason, ifindex, netns;
 	u16 l3;
 	u8 l4;
+	u32 smc;		/* an SMC fallback reason code */
 	u64 hits;
 };
 
@@ -266,12 +268,14 @@ struct ds_rule {
 #define DS_M_NETNS	BIT(3)
 #define DS_M_L3		BIT(4)
 #define DS_M_L4		BIT(5)
+#define DS_M_SMC	BIT(6)	/* alone: a rule on SMC fallbacks */
 #define DS_M_PACKET	(DS_M_IFINDEX | DS_M_NETNS | DS_M_L3 | DS_M_L4)
 
 /* The packet fields a rule matches on, as BIT(DS_F_*): DS_M_IFINDEX on. */
 #define DS_M_TO_FIELDS(m)	(((m) & DS_M_PACKET) >> 2)
 
 void ds_rules_judge(struct ds_site *site);
+int ds_rules_judge_smc(u32 code, bool *masked);
 bool ds_rules_mask_drop(const struct sk_buff *skb, unsigned long loc,
 			u32 reason);
 u32 ds_rules_gen(void);

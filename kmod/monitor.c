@@ -152,10 +152,16 @@ int ds_stop(struct netlink_ext_ack *extack)
 	return 0;
 }
 
-/* Forget every total and statistic; what was counted so far is folded. */
+/*
+ * Forget every total and statistic; what was counted so far is folded
+ * first, every source at once, so that no source's fold counts rule hits
+ * after another's reset zeroed them.
+ */
 void ds_reset(void)
 {
 	lockdep_assert_held(&ds_lock);
+	if (mon.running)
+		ds_fold_all();
 	ds_reset_all(mon.running);
 }
 

@@ -51,6 +51,7 @@ static const struct nla_policy ds_rule_policy[DROPSCOPE_RULE_A_MAX + 1] = {
 	[DROPSCOPE_RULE_A_NETNS] = NLA_POLICY_MIN(NLA_U32, 1),
 	[DROPSCOPE_RULE_A_L3] = { .type = NLA_U16 },
 	[DROPSCOPE_RULE_A_L4] = { .type = NLA_U8 },
+	[DROPSCOPE_RULE_A_SMC_REASON] = NLA_POLICY_MIN(NLA_U32, 1),
 };
 
 static const struct nla_policy ds_mask_policy[DROPSCOPE_A_MAX + 1] = {
@@ -525,6 +526,8 @@ static int ds_put_rule(struct sk_buff *skb, const void *arg)
 	     nla_put_u16(skb, DROPSCOPE_RULE_A_L3, r->l3)) ||
 	    ((r->match & DS_M_L4) &&
 	     nla_put_u8(skb, DROPSCOPE_RULE_A_L4, r->l4)) ||
+	    ((r->match & DS_M_SMC) &&
+	     nla_put_u32(skb, DROPSCOPE_RULE_A_SMC_REASON, r->smc)) ||
 	    nla_put_u64_64bit(skb, DROPSCOPE_RULE_A_HITS, r->hits,
 			      DROPSCOPE_RULE_A_PAD)) {
 		if (nest)
@@ -592,6 +595,10 @@ static int ds_cmd_mask_add(struct sk_buff *skb, struct genl_info *info)
 	if (tb[DROPSCOPE_RULE_A_L4]) {
 		r->match |= DS_M_L4;
 		r->l4 = nla_get_u8(tb[DROPSCOPE_RULE_A_L4]);
+	}
+	if (tb[DROPSCOPE_RULE_A_SMC_REASON]) {
+		r->match |= DS_M_SMC;
+		r->smc = nla_get_u32(tb[DROPSCOPE_RULE_A_SMC_REASON]);
 	}
 	err = ds_rule_add(r, info);
 	if (err)

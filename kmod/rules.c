@@ -35,7 +35,7 @@
  */
 struct ds_ruleset {
 	struct rcu_head rcu;
-	u32 nrules, nonly;
+	u32 nrules, nonly;	/* nonly: the ONLY rules on drops */
 	u32 fields;		/* BIT(DS_F_*): the packet fields they use */
 	struct ds_rule rules[];
 };
@@ -43,15 +43,18 @@ struct ds_ruleset {
 /* The rule set; all of it under ds_lock. */
 static struct {
 	struct ds_rule *rules;	/* DROPSCOPE_MAX_RULES, nrules in use */
-	u32 nrules, nonly;
+	u32 nrules, nonly;	/* nonly: the ONLY rules on drops */
+	u32 nonly_smc;		/* the ONLY rules on SMC fallbacks */
 	u32 gen;		/* bumped on every change */
 	u32 next_id;
 	struct ds_ruleset __rcu *live;	/* NULL while there is no rule */
 } rs;
 
+/* A drop; a rule on SMC fallbacks matches none. */
 static bool ds_rule_matches(const struct ds_rule *r, const struct ds_key *k)
 {
-	return (!(r->match & DS_M_LOC) ||
+	return !(r->match & DS_M_SMC) &&
+	       (!(r->match & DS_M_LOC) ||
 		(k->loc >= r->start && k->loc < r->end)) &&
 	       (!(r->match & DS_M_REASON) || k->reason == r->reason) &&
 	       (!(r->match & DS_M_IFINDEX) || k->ifindex == r->ifindex) &&
@@ -63,10 +66,13 @@ static bool ds_rule_matches(const struct ds_rule *r, const struct ds_key *k)
 /*
  * The verdict: masked by the first MASK rule that matches; else, with ONLY
  * rules, shown if one matches (that one counts the hit), masked if none.
- * Returns the index of the deciding rule, or -1.
+ * Returns the index of the deciding rule, or -1. Inlined with its matcher,
+ * for the drop path.
  */
-static int ds_rules_verdict(const struct ds_rule *rules, u32 nrules,
-			    u32 nonly, const struct ds_key *k, bool *masked)
+static __always_inline int
+ds_verdict(const struct ds_rule *rules, u32 nrules, u32 nonly,
+	   bool (*matches)(const struct ds_rule *r, const void *k),
+	   const void *k, bool *masked)
 {
 	int only = -1;
 	u32 i;
@@ -74,7 +80,7 @@ static int ds_rules_verdict(const struct ds_rule *rules, u32 nrules,
 	for (i = 0; i < nrules; i++) {
 		const struct ds_rule *r = &rules[i];
 
-		if (!ds_rule_matches(r, k))
+		if (!matches(r, k))
 			continue;
 		if (r->mode == DROPSCOPE_RULE_MASK) {
 			*masked = true;
@@ -85,6 +91,17 @@ static int ds_rules_verdict(const struct ds_rule *rules, u32 nrules,
 	}
 	*masked = nonly && only < 0;
 	return only;
+}
+
+static bool ds_drop_matches(const struct ds_rule *r, const void *k)
+{
+	return ds_rule_matches(r, k);
+}
+
+static int ds_rules_verdict(const struct ds_rule *rules, u32 nrules,
+			    u32 nonly, const struct ds_key *k, bool *masked)
+{
+	return ds_verdict(rules, nrules, nonly, ds_drop_matches, k, masked);
 }
 
 void ds_rules_judge(struct ds_site *site)
@@ -99,6 +116,24 @@ void ds_rules_judge(struct ds_site *site)
 	site->rules_gen = rs.gen;
 	site->rule = ds_rules_verdict(rs.rules, rs.nrules, rs.nonly, &k,
 				      &site->masked);
+}
+
+/* An SMC fallback of reason code *k; only rules on SMC fallbacks match. */
+static bool ds_smc_matches(const struct ds_rule *r, const void *k)
+{
+	return (r->match & DS_M_SMC) && r->smc == *(const u32 *)k;
+}
+
+/*
+ * The verdict on the SMC fallbacks of reason code: the rules on SMC
+ * fallbacks decide as they do among drops. Returns the index of the
+ * deciding rule, or -1.
+ */
+int ds_rules_judge_smc(u32 code, bool *masked)
+{
+	lockdep_assert_held(&ds_lock);
+	return ds_verdict(rs.rules, rs.nrules, rs.nonly_smc, ds_smc_matches,
+			  &code, masked);
 }
 
 /*
@@ -213,8 +248,15 @@ static void ds_rules_changed(struct ds_ruleset *set)
 	u32 i;
 
 	rs.nonly = 0;
-	for (i = 0; i < rs.nrules; i++)
-		rs.nonly += rs.rules[i].mode == DROPSCOPE_RULE_ONLY;
+	rs.nonly_smc = 0;
+	for (i = 0; i < rs.nrules; i++) {
+		if (rs.rules[i].mode != DROPSCOPE_RULE_ONLY)
+			continue;
+		if (rs.rules[i].match & DS_M_SMC)
+			rs.nonly_smc++;
+		else
+			rs.nonly++;
+	}
 	ds_ruleset_publish(set);
 	ds_rules_filter(&f, NULL);
 	ds_probe_set_filter(&f);
@@ -274,6 +316,11 @@ static int ds_rule_check(const struct ds_rule *r, struct genl_info *info)
 	if (!r->match) {
 		NL_SET_ERR_MSG(info->extack,
 			       "empty rule: give at least one field to match");
+		return -EINVAL;
+	}
+	if ((r->match & DS_M_SMC) && r->match != DS_M_SMC) {
+		NL_SET_ERR_MSG(info->extack,
+			       "smc: a rule on an SMC fallback reason takes no other field");
 		return -EINVAL;
 	}
 	if ((r->match & DS_M_LOC) &&
@@ -344,7 +391,7 @@ int ds_rule_add(struct ds_rule *rule, struct genl_info *info)
 	 */
 	if (ds_probe_set_filter(&f))
 		synchronize_rcu();
-	ds_drops_fold();
+	ds_fold_all();
 	rule->id = ++rs.next_id;
 	rule->hits = 0;
 	rs.rules[rs.nrules++] = *rule;
@@ -365,7 +412,7 @@ int ds_rule_del(u32 id)
 		return -ENOENT;
 	if (ds_ruleset_alloc(rs.nrules - 1, &set))
 		return -ENOMEM;
-	ds_drops_fold();
+	ds_fold_all();
 	memmove(&rs.rules[i], &rs.rules[i + 1],
 		(rs.nrules - i - 1) * sizeof(*rs.rules));
 	rs.nrules--;
@@ -376,7 +423,7 @@ int ds_rule_del(u32 id)
 void ds_rules_clear(void)
 {
 	lockdep_assert_held(&ds_lock);
-	ds_drops_fold();
+	ds_fold_all();
 	rs.nrules = 0;
 	ds_rules_changed(NULL);
 }

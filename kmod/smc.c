@@ -86,12 +86,20 @@ struct ds_smc_cpu {
 	struct ds_smc_slot own[DS_SMC_SLOTS];	/* (reason, side, owner) */
 };
 
-/* A key merged across CPUs; under ds_lock. */
+/*
+ * A key merged across CPUs; under ds_lock. What each fold adds is judged
+ * by the mask rules in force then, as a drop site's is.
+ */
 struct ds_smc_fb {
 	u64 key;
-	u64 sum;		/* the per-CPU counts, at the last fold */
-	u64 base;		/* sum at the last reset */
-	u64 alerted;		/* sum at the last alert round */
+	u64 sum;		/* the per-CPU counts, at this fold */
+	u64 folded;		/* sum at the last fold */
+	u64 shown;		/* since the last reset: not masked */
+	u64 masked;		/* since the last reset: masked */
+	u64 alerted;		/* shown at the last alert round */
+	u32 rules_gen;		/* the rules of the verdict */
+	int rule;		/* the deciding rule, or -1 */
+	bool is_masked;
 	char comm[TASK_COMM_LEN];	/* owners: the owner's */
 };
 
@@ -324,6 +332,8 @@ static struct ds_smc_fb *ds_smc_folded_get(struct ds_smc_folded *f, u64 key)
 		return NULL;
 	memset(&f->e[f->n], 0, sizeof(f->e[0]));
 	f->e[f->n].key = key;
+	/* judged at the first fold */
+	f->e[f->n].rules_gen = ds_rules_gen() - 1;
 	return &f->e[f->n++];
 }
 
@@ -354,6 +364,35 @@ static void ds_smc_fold_table(struct ds_smc_folded *f,
 	}
 }
 
+/*
+ * What the keys of f gained since the last fold, shown or masked by the
+ * rules in force; hits: the deciding rules count it (the table by reason
+ * only, so that no fallback is a hit twice).
+ */
+static void ds_smc_judge(struct ds_smc_folded *f, bool hits)
+{
+	struct ds_smc_fb *e;
+	u64 delta;
+	u32 i;
+
+	for (i = 0; i < f->n; i++) {
+		e = &f->e[i];
+		if (e->rules_gen != ds_rules_gen()) {
+			e->rules_gen = ds_rules_gen();
+			e->rule = ds_rules_judge_smc(DS_SMC_KEY_CODE(e->key),
+						     &e->is_masked);
+		}
+		delta = e->sum - e->folded;
+		e->folded = e->sum;
+		if (e->is_masked)
+			e->masked += delta;
+		else
+			e->shown += delta;
+		if (hits)
+			ds_rule_hit(e->rule, delta);
+	}
+}
+
 /* Every counter only grows while the part runs, so a fold is a sum. */
 static void ds_smc_fold(void)
 {
@@ -376,6 +415,8 @@ static void ds_smc_fold(void)
 	}
 	for (i = 0; i < smc.own.n; i++)
 		smc.own.e[i].comm[TASK_COMM_LEN - 1] = '\0';
+	ds_smc_judge(&smc.fb, true);
+	ds_smc_judge(&smc.own, false);
 }
 
 /*
@@ -393,11 +434,13 @@ static int ds_smc_put_fb(struct sk_buff *skb, int type,
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, DROPSCOPE_SMC_FB_A_CODE, DS_SMC_KEY_CODE(fb->key)) ||
 	    nla_put_u8(skb, DROPSCOPE_SMC_FB_A_SIDE, DS_SMC_KEY_SIDE(fb->key)) ||
-	    nla_put_u64_64bit(skb, DROPSCOPE_SMC_FB_A_TOTAL, fb->sum - fb->base,
+	    nla_put_u64_64bit(skb, DROPSCOPE_SMC_FB_A_TOTAL, fb->shown,
 			      DROPSCOPE_SMC_FB_A_PAD) ||
 	    (alert && nla_put_u64_64bit(skb, DROPSCOPE_SMC_FB_A_DELTA,
-					fb->sum - fb->alerted,
+					fb->shown - fb->alerted,
 					DROPSCOPE_SMC_FB_A_PAD)) ||
+	    (!alert && nla_put_u64_64bit(skb, DROPSCOPE_SMC_FB_A_MASKED,
+					 fb->masked, DROPSCOPE_SMC_FB_A_PAD)) ||
 	    (owner && (nla_put_u32(skb, DROPSCOPE_SMC_FB_A_PID,
 				   DS_SMC_KEY_TGID(fb->key)) ||
 		       nla_put_string(skb, DROPSCOPE_SMC_FB_A_COMM, fb->comm)))) {
@@ -414,7 +457,7 @@ static size_t ds_smc_fb_size(bool owner)
 		nla_total_size(sizeof(u32)) +	/* CODE */
 		nla_total_size(sizeof(u8)) +	/* SIDE */
 		nla_total_size_64bit(sizeof(u64)) +	/* TOTAL */
-		nla_total_size_64bit(sizeof(u64)) +	/* DELTA, in alerts */
+		nla_total_size_64bit(sizeof(u64)) +	/* DELTA or MASKED */
 		(owner ? nla_total_size(sizeof(u32)) +	/* PID */
 		 nla_total_size(TASK_COMM_LEN) : 0);	/* COMM */
 }
@@ -434,11 +477,12 @@ static void ds_smc_alert_table(struct ds_round *round, struct ds_smc_folded *f,
 {
 	u32 i;
 
+	/* masked fallbacks are never alerted */
 	for (i = 0; i < f->n; i++) {
-		if (f->e[i].sum == f->e[i].alerted)
+		if (f->e[i].shown == f->e[i].alerted)
 			continue;
 		ds_round_put(round, put, &f->e[i]);
-		f->e[i].alerted = f->e[i].sum;
+		f->e[i].alerted = f->e[i].shown;
 	}
 }
 
@@ -462,12 +506,16 @@ static void ds_smc_rebase(struct ds_smc_folded *f)
 	u32 i;
 
 	for (i = 0; i < f->n; i++) {
-		f->e[i].base = f->e[i].sum;
-		f->e[i].alerted = f->e[i].sum;
+		f->e[i].shown = 0;
+		f->e[i].masked = 0;
+		f->e[i].alerted = 0;
 	}
 }
 
-/* Forget every total; the per-CPU counters count on while attached. */
+/*
+ * Forget every total; the per-CPU counters count on while attached, from
+ * the fold ds_reset() made right before.
+ */
 static void ds_smc_reset(bool attached)
 {
 	lockdep_assert_held(&ds_lock);
@@ -475,7 +523,6 @@ static void ds_smc_reset(bool attached)
 		ds_smc_clear();
 		return;
 	}
-	ds_smc_fold();
 	memcpy(smc.base, smc.sum, sizeof(smc.base));
 	smc.alerted_link_downs = smc.sum[DS_SMC_LINK_DOWNS];
 	ds_smc_rebase(&smc.fb);
@@ -515,7 +562,7 @@ size_t ds_smc_size(void)
 	lockdep_assert_held(&ds_lock);
 	return nla_total_size(0) +			/* DROPSCOPE_A_SMC */
 		nla_total_size(sizeof(u8)) +		/* HOOKED */
-		nla_total_size_64bit(sizeof(u64)) +	/* FALLBACKS */
+		2 * nla_total_size_64bit(sizeof(u64)) +	/* FALLBACKS, _MASKED */
 		DS_SMC_NCTR * nla_total_size_64bit(sizeof(u64)) +
 		smc.fb.n * ds_smc_fb_size(false) +
 		smc.own.n * ds_smc_fb_size(true);
@@ -528,7 +575,7 @@ static int ds_smc_fill_table(struct sk_buff *msg, int type,
 	u32 i;
 
 	for (i = 0; i < f->n; i++)
-		if (f->e[i].sum != f->e[i].base &&
+		if ((f->e[i].shown || f->e[i].masked) &&
 		    ds_smc_put_fb(msg, type, &f->e[i], false))
 			return -EMSGSIZE;
 	return 0;
@@ -537,17 +584,21 @@ static int ds_smc_fill_table(struct sk_buff *msg, int type,
 int ds_smc_fill(struct sk_buff *msg)
 {
 	struct nlattr *nest;
-	u64 fallbacks = 0;
+	u64 fallbacks = 0, masked = 0;
 	u32 i;
 
 	lockdep_assert_held(&ds_lock);
-	for (i = 0; i < smc.fb.n; i++)
-		fallbacks += smc.fb.e[i].sum - smc.fb.e[i].base;
+	for (i = 0; i < smc.fb.n; i++) {
+		fallbacks += smc.fb.e[i].shown;
+		masked += smc.fb.e[i].masked;
+	}
 	nest = nla_nest_start(msg, DROPSCOPE_A_SMC);
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u8(msg, DROPSCOPE_SMC_A_HOOKED, READ_ONCE(smc.hooked)) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_SMC_A_FALLBACKS, fallbacks,
+			      DROPSCOPE_SMC_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_SMC_A_FALLBACKS_MASKED, masked,
 			      DROPSCOPE_SMC_A_PAD))
 		goto err;
 	for (i = 0; i < DS_SMC_NCTR; i++)

@@ -5,6 +5,7 @@
  * symbols from /proc/kallsyms, reasons from the module (the kernel's own
  * names), devices by name, netns by their "ip netns" name.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <net/if.h>
@@ -168,18 +169,19 @@ static int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
 
 	if (!argc || argc % 2)
 		return ds_bad("rule", argc ? argv[argc - 1] : "",
-			      "give FIELD VALUE pairs: site, reason, dev, l3, l4, netns");
+			      "give FIELD VALUE pairs: site, reason, dev, l3, l4, netns, smc");
 	for (i = 0; i < argc; i += 2) {
 		const char *f = argv[i], *val = argv[i + 1];
 		static const char *const fields[] = {
-			"site", "reason", "dev", "l3", "l4", "netns", NULL,
+			"site", "reason", "dev", "l3", "l4", "netns", "smc",
+			NULL,
 		};
 		unsigned int bit;
 
 		for (bit = 0; fields[bit] && strcmp(fields[bit], f); bit++)
 			;
 		if (!fields[bit])
-			return ds_bad("field", f, "not one of site, reason, dev, l3, l4, netns");
+			return ds_bad("field", f, "not one of site, reason, dev, l3, l4, netns, smc");
 		if (seen & (1U << bit))
 			return ds_bad("field", f, "given twice");
 		seen |= 1U << bit;
@@ -234,6 +236,18 @@ static int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
 				return ds_bad("l4", val, "not tcp, udp, icmp, icmpv6, sctp, gre, ... or a protocol number");
 			if (nla_put_u8(msg, DROPSCOPE_RULE_A_L4, (uint8_t)v))
 				return DS_EFAIL;
+		} else if (!strcmp(f, "smc")) {
+			unsigned long long n;
+			char *end;
+
+			errno = 0;
+			n = strtoull(val, &end, 0);
+			if (errno || *end || !isdigit((unsigned char)*val) ||
+			    !n || n > UINT32_MAX)
+				return ds_bad("smc", val, "not an SMC fallback reason code (0x03010000; see: show smc)");
+			if (nla_put_u32(msg, DROPSCOPE_RULE_A_SMC_REASON,
+					(uint32_t)n))
+				return DS_EFAIL;
 		} else {
 			err = ds_netns_parse(val, &u32);
 			if (err)
@@ -242,6 +256,9 @@ static int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
 				return DS_EFAIL;
 		}
 	}
+	/* "smc" is the seventh field */
+	if ((seen & 1U << 6) && seen != 1U << 6)
+		return ds_bad("rule", "smc", "a rule on an SMC fallback reason takes no other field");
 	return 0;
 }
 
@@ -437,6 +454,11 @@ static int ds_rule_print(struct ds_print *p, struct ds_ctx *ctx,
 				snprintf(val, sizeof(val), "%s",
 					 reasons->v[j].name);
 		ds_print_str(p, DS_ANY, "reason", "reason %s", val);
+	}
+	if (r[DROPSCOPE_RULE_A_SMC_REASON]) {
+		snprintf(val, sizeof(val), "0x%08" PRIx32,
+			 nla_get_u32(r[DROPSCOPE_RULE_A_SMC_REASON]));
+		ds_print_str(p, DS_ANY, "smc", "smc %s", val);
 	}
 	for (j = 0; j < sizeof(ds_rule_fields) / sizeof(ds_rule_fields[0]);
 	     j++) {

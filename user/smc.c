@@ -108,6 +108,8 @@ struct ds_smc_fback {
 	uint64_t count;
 	uint32_t pid;		/* owners only */
 	char comm[16];
+	uint64_t masked;	/* dropscope's: hidden by mask rules */
+	bool own;		/* dropscope's: masked is known */
 };
 
 struct ds_smc_stats {
@@ -405,6 +407,9 @@ static void ds_smc_fbacks_print(struct ds_print *p, const struct ds_smc_stats *s
 		ds_print_u64(p, DS_ANY, "count", "%" PRIu64, f->count);
 		ds_print_str(p, DS_ANY, "name", "%s",
 			     ds_smc_reason_name(f->code));
+		if (f->own)
+			ds_print_u64(p, f->masked ? DS_ANY : DS_JSON, "masked",
+				     "(masked: %" PRIu64 ")", f->masked);
 		ds_print_close_obj(p);
 	}
 	ds_print_close_table(p);
@@ -459,6 +464,8 @@ static const struct {
 	const char *label;
 } ds_smc_own_fields[] = {
 	{ DROPSCOPE_SMC_A_FALLBACKS, "fallbacks_total", "fallbacks to TCP" },
+	{ DROPSCOPE_SMC_A_FALLBACKS_MASKED, "fallbacks_masked",
+	  "fallbacks masked by rules" },
 	{ DROPSCOPE_SMC_A_TX_BYTES, "tx_bytes", "payload bytes sent" },
 	{ DROPSCOPE_SMC_A_TX_EVENTS, "tx_copies", "copies to send buffers" },
 	{ DROPSCOPE_SMC_A_RX_BYTES, "rx_bytes", "payload bytes received" },
@@ -492,6 +499,9 @@ static int ds_smc_fb_parse(struct nlattr *at, struct ds_smc_stats *s,
 			     nla_get_u64(f[DROPSCOPE_SMC_FB_A_TOTAL]));
 	if (!e)
 		return -ENOMEM;
+	e->own = true;
+	if (f[DROPSCOPE_SMC_FB_A_MASKED])
+		e->masked = nla_get_u64(f[DROPSCOPE_SMC_FB_A_MASKED]);
 	if (f[DROPSCOPE_SMC_FB_A_PID])
 		e->pid = nla_get_u32(f[DROPSCOPE_SMC_FB_A_PID]);
 	if (f[DROPSCOPE_SMC_FB_A_COMM])
@@ -568,6 +578,8 @@ static void ds_smc_owners_print(struct ds_print *p, const struct ds_smc_stats *s
 		ds_print_str(p, m, "code", "%s", code);
 		ds_print_str(p, m, "side", "%s", f->server ? "server" : "client");
 		ds_print_str(p, m, "name", "%s", ds_smc_reason_name(f->code));
+		ds_print_u64(p, f->masked && m == DS_ANY ? DS_ANY : DS_JSON,
+			     "masked", "(masked: %" PRIu64 ")", f->masked);
 		ds_print_close_obj(p);
 	}
 	ds_print_close_table(p);

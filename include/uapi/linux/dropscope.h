@@ -168,6 +168,13 @@
  *     L3 and L4 are not 0: that is what a drop without a readable header
  *     carries.
  *     DROPSCOPE_RULE_A_HITS: NLA_U64, in replies: drops this rule decided
+ *     DROPSCOPE_RULE_A_SMC_REASON: NLA_U32, an SMC fallback reason code
+ *         (not 0). A rule with it takes no other field, and matches SMC
+ *         fallbacks (DROPSCOPE_PART_SMC) only, never a drop; its ONLY
+ *         rules decide among SMC fallbacks, the others among drops. A
+ *         masked fallback is counted in DROPSCOPE_SMC_FB_A_MASKED and
+ *         DROPSCOPE_SMC_A_FALLBACKS_MASKED, never alerted; HITS counts
+ *         the fallbacks it decided.
  *
  * DROPSCOPE_A_SESSION:
  *     DROPSCOPE_SESSION_A_COOKIE: NLA_U64, the socket's cookie (ss -e
@@ -198,7 +205,9 @@
  *     DROPSCOPE_SMC_A_HOOKED: NLA_U8, the SMC tracepoints hooked: 4 while
  *         the part runs and smc.ko is loaded, else 0
  *     DROPSCOPE_SMC_A_FALLBACKS: fallbacks to TCP (smc:smc_switch_to_
- *         fallback), the sum of the DROPSCOPE_A_SMC_FALLBACK totals
+ *         fallback) the mask rules did not hide, the sum of the
+ *         DROPSCOPE_A_SMC_FALLBACK totals
+ *     DROPSCOPE_SMC_A_FALLBACKS_MASKED: those the mask rules hid
  *     DROPSCOPE_SMC_A_TX_BYTES, _TX_EVENTS: payload bytes that SMC sends
  *         copied to the send buffer, and the copies (smc:smc_tx_sendmsg)
  *     DROPSCOPE_SMC_A_RX_BYTES, _RX_EVENTS: payload bytes copied to
@@ -217,7 +226,9 @@
  *     DROPSCOPE_SMC_FB_A_SIDE: NLA_U8, enum dropscope_smc_side: the side
  *         of the connection that fell back, as the kernel's fallback
  *         statistics count it
- *     DROPSCOPE_SMC_FB_A_TOTAL: NLA_U64, since start or reset
+ *     DROPSCOPE_SMC_FB_A_TOTAL: NLA_U64, since start or reset, those the
+ *         mask rules did not hide
+ *     DROPSCOPE_SMC_FB_A_MASKED: NLA_U64, those they hid (replies only)
  *     DROPSCOPE_SMC_FB_A_DELTA: NLA_U64, in alerts: in this round
  *
  * DROPSCOPE_A_SMC_OWNER: the fallbacks of one reason, side and owner; the
@@ -397,6 +408,7 @@ enum dropscope_rule_attr {
 	DROPSCOPE_RULE_A_L3,
 	DROPSCOPE_RULE_A_L4,
 	DROPSCOPE_RULE_A_HITS,
+	DROPSCOPE_RULE_A_SMC_REASON,
 	__DROPSCOPE_RULE_A_MAX
 };
 
@@ -452,6 +464,7 @@ enum dropscope_smc_attr {
 	DROPSCOPE_SMC_A_LINK_DOWNS,
 	DROPSCOPE_SMC_A_OVERFLOW,
 	DROPSCOPE_SMC_A_OWNERS_OVERFLOW,
+	DROPSCOPE_SMC_A_FALLBACKS_MASKED,
 	__DROPSCOPE_SMC_A_MAX
 };
 
@@ -472,6 +485,7 @@ enum dropscope_smc_fb_attr {
 	DROPSCOPE_SMC_FB_A_DELTA,
 	DROPSCOPE_SMC_FB_A_PID,
 	DROPSCOPE_SMC_FB_A_COMM,
+	DROPSCOPE_SMC_FB_A_MASKED,
 	__DROPSCOPE_SMC_FB_A_MAX
 };
 
