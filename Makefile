@@ -77,11 +77,11 @@ tests/lab/bin/nlpoke: tests/lab/nlpoke.c user/nl.c $(CLI_HDR)
 	@mkdir -p tests/lab/bin
 	$(CC) $(CFLAGS) -D_GNU_SOURCE -o $@ tests/lab/nlpoke.c user/nl.c $(LDLIBS_NL)
 
-tests/lab/bin/tcpgen: tests/lab/tcpgen.c
+tests/lab/bin/tcpgen: tests/lab/tcpgen.c tests/lab/genio.h
 	@mkdir -p tests/lab/bin
 	$(CC) $(CFLAGS) -o $@ $<
 
-tests/lab/bin/smcgen: tests/lab/smcgen.c
+tests/lab/bin/smcgen: tests/lab/smcgen.c tests/lab/genio.h
 	@mkdir -p tests/lab/bin
 	$(CC) $(CFLAGS) -o $@ $<
 

@@ -16,10 +16,13 @@
  * the socket of the process that connected, as smc_stat_fallback() counts
  * them. Lengths are the probes' own arguments.
  *
+ * With SMC built into the kernel, its tracepoints are the kernel's own:
+ * the part hooks them when it attaches.
+ *
  * Contexts: the probes run in process context and in softirq (smcr_link_
  * down), preemption off; they take no lock and write only this CPU's
  * counters. The notifier runs under tracepoint_module_list_mutex and
- * takes no lock of dropscope's; everything else runs under ds_lock.
+ * takes ds_smc_tp_lock only; everything else runs under ds_lock.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -218,32 +221,47 @@ static struct ds_smc_tp {
 	{ "smcr_link_down", ds_smc_link_down_probe },
 };
 
+/*
+ * ds_smc_tps[].tp and smc.hooked: the notifier (smc.ko coming or going)
+ * and the part's attach and detach (SMC built into the kernel) change
+ * them. Taken inside tracepoint_module_list_mutex, never around it.
+ */
+static DEFINE_MUTEX(ds_smc_tp_lock);
+
+/* Hook tp if it is one of the SMC tracepoints and not hooked yet. */
+static void ds_smc_hook_tp(struct tracepoint *tp, void *priv)
+{
+	size_t j;
+
+	lockdep_assert_held(&ds_smc_tp_lock);
+	for (j = 0; j < ARRAY_SIZE(ds_smc_tps); j++) {
+		if (ds_smc_tps[j].tp || strcmp(tp->name, ds_smc_tps[j].name))
+			continue;
+		if (tracepoint_probe_register(tp, ds_smc_tps[j].probe, NULL)) {
+			pr_warn("cannot attach to smc:%s\n", tp->name);
+			continue;
+		}
+		ds_smc_tps[j].tp = tp;
+		WRITE_ONCE(smc.hooked, smc.hooked + 1);
+	}
+}
+
 static void ds_smc_hook(struct module *mod)
 {
 	tracepoint_ptr_t *p = mod->tracepoints_ptrs;
-	struct tracepoint *tp;
-	unsigned int i, j;
+	unsigned int i;
 
-	for (i = 0; i < mod->num_tracepoints; i++) {
-		tp = tracepoint_ptr_deref(&p[i]);
-		for (j = 0; j < ARRAY_SIZE(ds_smc_tps); j++) {
-			if (ds_smc_tps[j].tp || strcmp(tp->name, ds_smc_tps[j].name))
-				continue;
-			if (tracepoint_probe_register(tp, ds_smc_tps[j].probe,
-						      NULL)) {
-				pr_warn("cannot attach to smc:%s\n", tp->name);
-				continue;
-			}
-			ds_smc_tps[j].tp = tp;
-			WRITE_ONCE(smc.hooked, smc.hooked + 1);
-		}
-	}
+	mutex_lock(&ds_smc_tp_lock);
+	for (i = 0; i < mod->num_tracepoints; i++)
+		ds_smc_hook_tp(tracepoint_ptr_deref(&p[i]), NULL);
+	mutex_unlock(&ds_smc_tp_lock);
 }
 
 static void ds_smc_unhook(void)
 {
 	size_t j;
 
+	mutex_lock(&ds_smc_tp_lock);
 	for (j = 0; j < ARRAY_SIZE(ds_smc_tps); j++) {
 		if (!ds_smc_tps[j].tp)
 			continue;
@@ -252,6 +270,7 @@ static void ds_smc_unhook(void)
 		ds_smc_tps[j].tp = NULL;
 	}
 	WRITE_ONCE(smc.hooked, 0);
+	mutex_unlock(&ds_smc_tp_lock);
 }
 
 /*
@@ -299,9 +318,15 @@ static int ds_smc_attach(struct netlink_ext_ack *extack)
 	lockdep_assert_held(&ds_lock);
 	if (smc.attached)
 		return 0;
+	/* SMC built into the kernel: its tracepoints are the kernel's */
+	mutex_lock(&ds_smc_tp_lock);
+	for_each_kernel_tracepoint(ds_smc_hook_tp, NULL);
+	mutex_unlock(&ds_smc_tp_lock);
 	/* hooks smc.ko now if it is there, calling ds_smc_notify() */
 	err = register_tracepoint_module_notifier(&ds_smc_nb);
 	if (err) {
+		ds_smc_unhook();
+		tracepoint_synchronize_unregister();
 		NL_SET_ERR_MSG(extack, "cannot watch for smc.ko");
 		return err;
 	}
@@ -316,6 +341,8 @@ static void ds_smc_detach(void)
 		return;
 	/* unhooks smc.ko if it is there, calling ds_smc_notify() */
 	unregister_tracepoint_module_notifier(&ds_smc_nb);
+	/* and SMC built in */
+	ds_smc_unhook();
 	/* no probe runs on any CPU once this returns */
 	tracepoint_synchronize_unregister();
 	smc.attached = false;

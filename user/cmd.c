@@ -542,22 +542,18 @@ static int cmd_watch(struct ds_ctx *ctx, const struct ds_cmd *self,
 			int argc, char **argv)
 {
 	uint64_t rounds = 0, timeout_ms = 0;
-	int i;
+	const struct ds_opt opts[] = {
+		{ "rounds", false, 1, UINT32_MAX, &rounds,
+		  "rounds needs a positive number" },
+		{ "timeout", true, 1, UINT64_MAX, &timeout_ms,
+		  "timeout needs a duration (e.g. 10s)" },
+		{ NULL },
+	};
+	int err;
 
-	for (i = 0; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "rounds")) {
-			if (ds_parse_u64(argv[i + 1], 1, UINT32_MAX, &rounds))
-				return ds_usage(self, "rounds needs a positive number");
-		} else if (!strcmp(argv[i], "timeout")) {
-			if (ds_parse_duration_ms(argv[i + 1], &timeout_ms) ||
-			    !timeout_ms)
-				return ds_usage(self, "timeout needs a duration (e.g. 10s)");
-		} else {
-			break;
-		}
-	}
-	if (i != argc)
-		return ds_usage(self, "unknown argument");
+	err = ds_parse_opts(self, argc, argv, opts);
+	if (err)
+		return err;
 	return ds_watch(ctx, rounds, timeout_ms);
 }
 

@@ -1109,26 +1109,20 @@ int cmd_watch_smc(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		.on_turn = ds_smc_turn, .arg = &w, .what = "SMC",
 	};
 	uint64_t timeout_ms = 0;
-	int i, err;
+	const struct ds_opt opts[] = {
+		{ "interval", true, 100, 60000, &w.interval_ms,
+		  "interval needs a duration from 100ms to 60s" },
+		{ "count", false, 1, UINT32_MAX, &w.count,
+		  "count needs a positive number" },
+		{ "timeout", true, 1, UINT64_MAX, &timeout_ms,
+		  "timeout needs a duration (e.g. 10s)" },
+		{ NULL },
+	};
+	int err;
 
-	for (i = 0; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "interval")) {
-			if (ds_parse_duration_ms(argv[i + 1], &w.interval_ms) ||
-			    w.interval_ms < 100 || w.interval_ms > 60000)
-				return ds_usage(self, "interval needs a duration from 100ms to 60s");
-		} else if (!strcmp(argv[i], "count")) {
-			if (ds_parse_u64(argv[i + 1], 1, UINT32_MAX, &w.count))
-				return ds_usage(self, "count needs a positive number");
-		} else if (!strcmp(argv[i], "timeout")) {
-			if (ds_parse_duration_ms(argv[i + 1], &timeout_ms) ||
-			    !timeout_ms)
-				return ds_usage(self, "timeout needs a duration (e.g. 10s)");
-		} else {
-			break;
-		}
-	}
-	if (i != argc)
-		return ds_usage(self, "unknown argument");
+	err = ds_parse_opts(self, argc, argv, opts);
+	if (err)
+		return err;
 	/* the first frame counts from now */
 	err = ds_smc_read(&w.prev);
 	if (err)

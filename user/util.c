@@ -153,3 +153,30 @@ void *ds_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
 		*cap = c;
 	return v;
 }
+
+/*
+ * argv as NAME VALUE pairs of opts. Each VALUE must parse and lie within
+ * [min, max]; a bad one gets its usage line, a name not in opts (or one
+ * without a value) "unknown argument".
+ */
+int ds_parse_opts(const struct ds_cmd *self, int argc, char **argv,
+		  const struct ds_opt *opts)
+{
+	const struct ds_opt *o;
+	uint64_t v;
+	int i;
+
+	for (i = 0; i < argc; i += 2) {
+		for (o = opts; o->name && strcmp(o->name, argv[i]); o++)
+			;
+		if (!o->name || i + 1 == argc)
+			return ds_usage(self, "unknown argument");
+		if (o->duration ? ds_parse_duration_ms(argv[i + 1], &v) :
+		    ds_parse_u64(argv[i + 1], o->min, o->max, &v))
+			return ds_usage(self, o->why);
+		if (v < o->min || v > o->max)
+			return ds_usage(self, o->why);
+		*o->v = v;
+	}
+	return 0;
+}

@@ -15,6 +15,11 @@
  *       COUNT clients of a plain TCP server (or of an AF_SMC one) held
  *       open; prints "ready" once all are connected, then waits to be
  *       killed
+ *   smcgen send COUNT PORT
+ *       one AF_SMC connection to an AF_SMC server that reads all; COUNT
+ *       writes of 4 KiB, timed from the first to the server's last read;
+ *       prints "sends COUNT ns NS" (for make bench: under QEMU -icount
+ *       the guest's nanoseconds are instructions)
  *
  * Prints "connections N bytes B" when done (B: sent by the clients).
  */
@@ -28,18 +33,15 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "genio.h"
 
 #ifndef AF_SMC
 #define AF_SMC 43
 #endif
 #define SMCPROTO_SMC 0
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
 
 static struct sockaddr_in lo(int port)
 {
@@ -78,31 +80,11 @@ static int client(int port)
 	return fd;
 }
 
-static void put(int fd, size_t n)
+/* Read exactly n bytes, or die. */
+static void get_all(int fd, size_t n)
 {
-	char buf[4096];
-	ssize_t w;
-
-	memset(buf, 'x', sizeof(buf));
-	while (n) {
-		w = write(fd, buf, n < sizeof(buf) ? n : sizeof(buf));
-		if (w <= 0)
-			die("write");
-		n -= (size_t)w;
-	}
-}
-
-static void get(int fd, size_t n)
-{
-	char buf[4096];
-	ssize_t r;
-
-	while (n) {
-		r = read(fd, buf, n < sizeof(buf) ? n : sizeof(buf));
-		if (r <= 0)
-			die("read");
-		n -= (size_t)r;
-	}
+	if (get(fd, (ssize_t)n) != n)
+		die("read");
 }
 
 /* The server: accept each client, echo its BYTES, wait for its close. */
@@ -116,12 +98,54 @@ static void serve(int lfd, long count, size_t bytes)
 		fd = accept(lfd, NULL, NULL);
 		if (fd < 0)
 			die("accept");
-		get(fd, bytes);
+		get_all(fd, bytes);
 		put(fd, bytes);
 		while (read(fd, buf, sizeof(buf)) > 0)
 			;
 		close(fd);
 	}
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* send: COUNT writes of 4 KiB to a server that reads them all. */
+static int sends(long count, int port)
+{
+	unsigned long long t0;
+	char buf[4096];
+	int lfd, fd, status;
+	pid_t srv;
+	long i;
+
+	lfd = listener(AF_SMC, port);
+	srv = fork();
+	if (srv < 0)
+		die("fork");
+	if (!srv) {
+		fd = accept(lfd, NULL, NULL);
+		if (fd < 0)
+			die("accept");
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		_exit(0);
+	}
+	close(lfd);
+	fd = client(port);
+	t0 = now_ns();
+	for (i = 0; i < count; i++)
+		put(fd, sizeof(buf));
+	close(fd);
+	if (waitpid(srv, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		die("server");
+	printf("sends %ld ns %llu\n", count, now_ns() - t0);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -137,6 +161,11 @@ int main(int argc, char **argv)
 	count = atol(argv[2]);
 	port = atoi(argv[3]);
 	hold = !strcmp(argv[1], "hold");
+	if (!strcmp(argv[1], "send")) {
+		if (argc != 4 || count <= 0 || port <= 0)
+			goto usage;
+		return sends(count, port);
+	}
 	if (hold) {
 		if (argc > 5 || (argc == 5 && strcmp(argv[4], "tcp") &&
 				 strcmp(argv[4], "smc")))
@@ -180,7 +209,7 @@ int main(int argc, char **argv)
 		fd = client(port);
 		put(fd, bytes);
 		shutdown(fd, SHUT_WR);
-		get(fd, bytes);
+		get_all(fd, bytes);
 		close(fd);
 	}
 	if (waitpid(srv, &status, 0) < 0 || !WIFEXITED(status) ||
@@ -189,6 +218,6 @@ int main(int argc, char **argv)
 	printf("connections %ld bytes %zu\n", count, count * bytes);
 	return 0;
 usage:
-	fprintf(stderr, "usage: smcgen tcp|smc COUNT PORT BYTES | hold COUNT PORT [tcp|smc]\n");
+	fprintf(stderr, "usage: smcgen tcp|smc COUNT PORT BYTES | hold COUNT PORT [tcp|smc] | send COUNT PORT\n");
 	return 2;
 }

@@ -35,13 +35,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static int v6;
+#include "genio.h"
 
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
+static int v6;
 
 static socklen_t addr(struct sockaddr_storage *ss, int port)
 {
@@ -96,40 +92,6 @@ static int connector(int port)
 	if (connect(fd, (struct sockaddr *)&ss, len))
 		die("connect");
 	return fd;
-}
-
-static void put(int fd, size_t n)
-{
-	char buf[4096];
-	ssize_t w;
-
-	memset(buf, 'x', sizeof(buf));
-	while (n) {
-		w = write(fd, buf, n < sizeof(buf) ? n : sizeof(buf));
-		if (w <= 0)
-			die("write");
-		n -= (size_t)w;
-	}
-}
-
-/* Read exactly n bytes (n: -1 for until the end); returns what was read. */
-static size_t get(int fd, ssize_t n)
-{
-	char buf[4096];
-	size_t got = 0;
-	ssize_t r;
-
-	while (n < 0 || got < (size_t)n) {
-		size_t want = sizeof(buf);
-
-		if (n >= 0 && (size_t)n - got < want)
-			want = (size_t)n - got;
-		r = read(fd, buf, want);
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	return got;
 }
 
 static int lport(int fd)

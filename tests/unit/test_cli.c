@@ -58,6 +58,47 @@ static void test_parse_duration(void **state)
 	}
 }
 
+/* NAME VALUE options: in range, or refused with usage and nothing set */
+static void test_parse_opts(void **state)
+{
+	static const struct ds_cmd self = { "watch smc", NULL, "[ARGS]", "", 0 };
+	static const struct {
+		const char *args[5];
+		int argc;
+		int status;
+		uint64_t interval, count;
+	} cases[] = {
+		{ { "interval", "250ms", "count", "3" }, 4, DS_OK, 250, 3 },
+		{ { "count", "7" }, 2, DS_OK, 1000, 7 },
+		{ { 0 }, 0, DS_OK, 1000, 0 },
+		{ { "interval", "50ms" }, 2, DS_EUSAGE, 1000, 0 },
+		{ { "interval", "61s" }, 2, DS_EUSAGE, 1000, 0 },
+		{ { "interval", "fast" }, 2, DS_EUSAGE, 1000, 0 },
+		{ { "count", "0" }, 2, DS_EUSAGE, 1000, 0 },
+		{ { "count" }, 1, DS_EUSAGE, 1000, 0 },
+		{ { "rounds", "3" }, 2, DS_EUSAGE, 1000, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t interval = 1000, count = 0;
+		const struct ds_opt opts[] = {
+			{ "interval", true, 100, 60000, &interval, "bad interval" },
+			{ "count", false, 1, UINT32_MAX, &count, "bad count" },
+			{ NULL },
+		};
+
+		assert_int_equal(ds_parse_opts(&self, cases[i].argc,
+					       (char **)cases[i].args, opts),
+				 cases[i].status);
+		if (cases[i].status == DS_OK) {
+			assert_int_equal(interval, cases[i].interval);
+			assert_int_equal(count, cases[i].count);
+		}
+	}
+}
+
 static void test_split(void **state)
 {
 	char line[] = "  set  \"inter val\" 'a b'  # comment";
@@ -746,6 +787,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_parse_duration),
+		cmocka_unit_test(test_parse_opts),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_cmd_find),
 		cmocka_unit_test(test_complete),
