@@ -543,10 +543,8 @@ static int cmd_watch(struct ds_ctx *ctx, const struct ds_cmd *self,
 {
 	uint64_t rounds = 0, timeout_ms = 0;
 	const struct ds_opt opts[] = {
-		{ "rounds", false, 1, UINT32_MAX, &rounds,
-		  "rounds needs a positive number" },
-		{ "timeout", true, 1, UINT64_MAX, &timeout_ms,
-		  "timeout needs a duration (e.g. 10s)" },
+		DS_OPT_COUNT("rounds", &rounds),
+		DS_OPT_TIMEOUT(&timeout_ms),
 		{ NULL },
 	};
 	int err;

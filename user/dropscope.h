@@ -127,6 +127,13 @@ struct ds_opt {
 	const char *why;	/* what the usage says when VALUE is bad */
 };
 
+/* The options most commands that run on take. */
+#define DS_OPT_TIMEOUT(v)						\
+	{ "timeout", true, 1, UINT64_MAX, (v),				\
+	  "timeout needs a duration (e.g. 10s)" }
+#define DS_OPT_COUNT(name, v)						\
+	{ (name), false, 1, UINT32_MAX, (v), name " needs a positive number" }
+
 struct ds_cmd;
 int ds_parse_opts(const struct ds_cmd *self, int argc, char **argv,
 		  const struct ds_opt *opts);

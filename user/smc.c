@@ -1112,10 +1112,8 @@ int cmd_watch_smc(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	const struct ds_opt opts[] = {
 		{ "interval", true, 100, 60000, &w.interval_ms,
 		  "interval needs a duration from 100ms to 60s" },
-		{ "count", false, 1, UINT32_MAX, &w.count,
-		  "count needs a positive number" },
-		{ "timeout", true, 1, UINT64_MAX, &timeout_ms,
-		  "timeout needs a duration (e.g. 10s)" },
+		DS_OPT_COUNT("count", &w.count),
+		DS_OPT_TIMEOUT(&timeout_ms),
 		{ NULL },
 	};
 	int err;
