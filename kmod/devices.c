@@ -12,7 +12,8 @@
  * Writers are netdevice notifiers, serialised by RTNL.
  */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+/* KBUILD_MODNAME is "kmod/dropscope": the module's name is dropscope */
+#define pr_fmt(fmt) "dropscope: " fmt
 
 #include <linux/hash.h>
 #include <linux/mm.h>

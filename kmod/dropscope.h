@@ -358,6 +358,8 @@ struct ds_sess_info {
 	u8 family;
 	u8 state;
 	bool closed;
+	u8 smc_mode;		/* enum dropscope_smc_mode */
+	u32 smc_reason;		/* with DROPSCOPE_SMC_MODE_FALLBACK */
 	__be16 sport, dport;
 	struct in6_addr saddr, daddr;	/* IPv4 in the first 4 bytes */
 	char comm[16];
@@ -390,6 +392,8 @@ void ds_sessions_stats(struct ds_sess_stats *st);
 int ds_sess_live_next(u32 *cursor, struct ds_sess_info *info);
 int ds_sess_closed_next(u64 *cursor, struct ds_sess_info *info);
 int ds_nl_put_session(struct sk_buff *skb, const void *info);
+/* The SMC part tells the session of sk (an SMC socket's TCP) its mode. */
+void ds_sess_smc(const struct sock *sk, u8 mode, u32 reason);
 
 /* ---- smc.c: the smc.ko tracepoints ----------------------------------- */
 
@@ -403,6 +407,24 @@ void ds_smc_exit(void);
  */
 size_t ds_smc_size(void);
 int ds_smc_fill(struct sk_buff *msg);
+
+/* ---- smcbtf.c: the layout of smc.ko's sockets, from BTF --------------- */
+
+/* IB_DEVICE_NAME_MAX: an RDMA device's name, its NUL included */
+#define DS_SMC_DEV_NAME	64
+
+/* Byte offsets into smc.ko's structs; all valid when known is set. */
+struct ds_smc_layout {
+	bool known;
+	u32 conn_lnk;		/* smc_sock.conn.lnk: SMC-R's link, or NULL */
+	u32 clcsock;		/* smc_sock.clcsock: the struct socket of TCP */
+	u32 listen_smc;		/* smc_sock.listen_smc: a server's listener */
+	u32 ibname;		/* smc_link.ibname: the RDMA device's name */
+	u32 ibname_len;		/* its bytes, at most DS_SMC_DEV_NAME */
+};
+
+int ds_smc_btf_resolve(struct ds_smc_layout *l, const void *btf,
+		       size_t btf_len, bool builtin);
 
 /* ---- reasons.c: the running kernel's drop reason names --------------- */
 

@@ -6,7 +6,8 @@
  * parts and what each owns.
  */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+/* KBUILD_MODNAME is "kmod/dropscope": the module's name is dropscope */
+#define pr_fmt(fmt) "dropscope: " fmt
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>

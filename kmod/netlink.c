@@ -133,7 +133,11 @@ int ds_nl_put_session(struct sk_buff *skb, const void *arg)
 	    (s->closed &&
 	     (nla_put_flag(skb, DROPSCOPE_SESSION_A_CLOSED) ||
 	      nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_SEQ, s->seq,
-				DROPSCOPE_SESSION_A_PAD)))) {
+				DROPSCOPE_SESSION_A_PAD))) ||
+	    (s->smc_mode &&
+	     nla_put_u8(skb, DROPSCOPE_SESSION_A_SMC_MODE, s->smc_mode)) ||
+	    (s->smc_mode == DROPSCOPE_SMC_MODE_FALLBACK &&
+	     nla_put_u32(skb, DROPSCOPE_SESSION_A_SMC_REASON, s->smc_reason))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

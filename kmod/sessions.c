@@ -48,7 +48,8 @@
  * and when no process ever touched it before it closed, the PID is 0.
  */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+/* KBUILD_MODNAME is "kmod/dropscope": the module's name is dropscope */
+#define pr_fmt(fmt) "dropscope: " fmt
 
 #include <linux/hash.h>
 #include <linux/ktime.h>
@@ -204,6 +205,42 @@ static struct ds_sess *ds_sess_find(const struct sock *sk)
 		if (e->sk == sk)
 			return e;
 	return NULL;
+}
+
+/*
+ * SMC: the TCP socket under an SMC socket is a session like any other, and
+ * the SMC part tells it its mode, from any context its probes run in. A
+ * session that has the mode already is found without a lock, as the drop
+ * path finds one; it is changed under tcp.lock.
+ */
+void ds_sess_smc(const struct sock *sk, u8 mode, u32 reason)
+{
+	struct hlist_nulls_node *n;
+	unsigned long flags;
+	struct ds_sess *e;
+	u32 h;
+
+	if (!static_branch_unlikely(&ds_sess_drops_key))
+		return;
+	h = hash_ptr(sk, tcp.hash_bits);
+begin:
+	hlist_nulls_for_each_entry_rcu(e, n, &tcp.hash[h], node) {
+		if (READ_ONCE(e->sk) != sk)
+			continue;
+		if (READ_ONCE(e->info.smc_mode) == mode &&
+		    READ_ONCE(e->info.smc_reason) == reason)
+			return;
+		raw_spin_lock_irqsave(&tcp.lock, flags);
+		e = ds_sess_find(sk);
+		if (e) {
+			WRITE_ONCE(e->info.smc_mode, mode);
+			WRITE_ONCE(e->info.smc_reason, reason);
+		}
+		raw_spin_unlock_irqrestore(&tcp.lock, flags);
+		return;
+	}
+	if (get_nulls_value(n) != h)
+		goto begin;
 }
 
 static u64 ds_sk_cookie(const struct sock *sk)

@@ -8,13 +8,20 @@
  * smc.ko comes (or at once, if it is there already) and unhooks them when
  * it goes. dropscope holds no reference on smc.ko.
  *
- * struct smc_sock is private to net/smc. The probes take only what the
+ * struct smc_sock is private to net/smc. The probes take what the
  * tracepoint arguments give and the socket itself: its first member is the
  * struct sock of the SMC socket, and sk_socket tells the two sides of a
  * fallback apart. The server side falls back in smc_listen_work() on a
  * socket nobody has accepted yet (no struct socket), the client side on
  * the socket of the process that connected, as smc_stat_fallback() counts
- * them. Lengths are the probes' own arguments.
+ * them. Lengths are the probes' own arguments. Beyond that, a few member
+ * offsets read from the kernel's BTF (smcbtf.c) give the mode and device
+ * of a send or receive (the link, as the tracepoint itself reads it), the
+ * TCP socket under an SMC socket (its session's mode, sessions.c), and a
+ * server side's listener, whose owner is the process seen making it
+ * listen (a TCP_LISTEN change of a kernel socket in a user's context: how
+ * an SMC listener's TCP socket starts listening). Without BTF the part
+ * counts all the rest and says it knows no layout.
  *
  * With SMC built into the kernel, its tracepoints are the kernel's own:
  * the part hooks them when it attaches.
@@ -25,7 +32,8 @@
  * takes ds_smc_tp_lock only; everything else runs under ds_lock.
  */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+/* KBUILD_MODNAME is "kmod/dropscope": the module's name is dropscope */
+#define pr_fmt(fmt) "dropscope: " fmt
 
 #include <linux/module.h>
 #include <linux/notifier.h>
@@ -73,7 +81,34 @@ enum {
 	DS_SMC_LINK_DOWNS,
 	DS_SMC_OVERFLOW,	/* fallbacks whose (reason, side) found no room */
 	DS_SMC_OWNERS_OVERFLOW,	/* fallbacks whose owner found no room */
+	DS_SMC_SMCR_TX_BYTES,	/* the four above, of SMC-R connections */
+	DS_SMC_SMCR_TX_EVENTS,
+	DS_SMC_SMCR_RX_BYTES,
+	DS_SMC_SMCR_RX_EVENTS,
+	DS_SMC_SMCD_TX_BYTES,	/* and of SMC-D */
+	DS_SMC_SMCD_TX_EVENTS,
+	DS_SMC_SMCD_RX_BYTES,
+	DS_SMC_SMCD_RX_EVENTS,
+	DS_SMC_DEVS_OVERFLOW,	/* SMC-R copies on devices without a slot */
 	DS_SMC_NCTR
+};
+
+/* Offsets from DS_SMC_TX_BYTES of a direction's counters, and a mode's */
+#define DS_SMC_RX	(DS_SMC_RX_BYTES - DS_SMC_TX_BYTES)
+#define DS_SMC_SMCR	(DS_SMC_SMCR_TX_BYTES - DS_SMC_TX_BYTES)
+#define DS_SMC_SMCD	(DS_SMC_SMCD_TX_BYTES - DS_SMC_TX_BYTES)
+
+/*
+ * SMC-R devices per CPU: a lab has one or two. A slot is claimed by its
+ * CPU (state 0 to 1), named, then published (state 2).
+ */
+#define DS_SMC_DEVS	8
+#define DS_SMC_DEVS_FOLDED	(2 * DS_SMC_DEVS)
+
+struct ds_smc_dev {
+	unsigned long state;
+	char name[DS_SMC_DEV_NAME];
+	local64_t ctr[4];	/* TX_BYTES, TX_EVENTS, RX_BYTES, RX_EVENTS */
 };
 
 struct ds_smc_slot {
@@ -87,6 +122,27 @@ struct ds_smc_cpu {
 	local64_t ctr[DS_SMC_NCTR];
 	struct ds_smc_slot fb[DS_SMC_SLOTS];	/* (reason, side) */
 	struct ds_smc_slot own[DS_SMC_SLOTS];	/* (reason, side, owner) */
+	struct ds_smc_dev dev[DS_SMC_DEVS];
+};
+
+/* A device merged across CPUs; under ds_lock. */
+struct ds_smc_devsum {
+	char name[DS_SMC_DEV_NAME];
+	u64 sum[4];
+	u64 base[4];		/* sum at the last reset */
+};
+
+/*
+ * The listeners seen to start listening, and their owners. The probe of
+ * inet_sock_set_state adds and removes them in process context; the
+ * fallback probe looks one up from the kernel worker of the server side.
+ */
+#define DS_SMC_LISTENERS	64
+
+struct ds_smc_listener {
+	const struct sock *sk;	/* the listening TCP socket; NULL: free */
+	u32 tgid;
+	char comm[TASK_COMM_LEN];
 };
 
 /*
@@ -121,7 +177,16 @@ static struct {
 	u64 alerted_link_downs;
 	struct ds_smc_folded fb;	/* by (reason, side) */
 	struct ds_smc_folded own;	/* by (reason, side, owner) */
-} smc;
+	u32 ndevs;
+	struct ds_smc_devsum devs[DS_SMC_DEVS_FOLDED];
+	/* set before the probes are hooked, never while they are */
+	struct ds_smc_layout l;
+	struct tracepoint *state_tp;	/* sock:inet_sock_set_state, hooked */
+	raw_spinlock_t listen_lock;
+	struct ds_smc_listener listeners[DS_SMC_LISTENERS];
+} smc = {
+	.listen_lock = __RAW_SPIN_LOCK_UNLOCKED(smc.listen_lock),
+};
 
 /* ---- the probes: any context, this CPU only ---------------------------- */
 
@@ -156,11 +221,57 @@ ds_smc_slot(struct ds_smc_slot __percpu *t, u64 key, bool *fresh)
 	return NULL;
 }
 
+/* A pointer member of an SMC socket at offset off (smcbtf.c). */
+static __always_inline const void *ds_smc_ptr(const void *smc, u32 off)
+{
+	return READ_ONCE(*(const void * const *)((const u8 *)smc + off));
+}
+
+/* The TCP socket under the SMC socket sk, or NULL. */
+static const struct sock *ds_smc_clcsk(const struct sock *sk)
+{
+	const struct socket *clc = ds_smc_ptr(sk, smc.l.clcsock);
+
+	return clc ? READ_ONCE(clc->sk) : NULL;
+}
+
+/*
+ * The owner of the listener of a server side SMC socket: its listener's
+ * TCP socket as the part saw it start listening, or 0. The listener is
+ * held by the handshake's worker; its TCP socket may be let go by a close
+ * meanwhile, so it is read without faulting and only compared.
+ */
+static u32 ds_smc_listen_owner(const struct sock *sk, char *comm)
+{
+	const void *lsmc = ds_smc_ptr(sk, smc.l.listen_smc);
+	const struct socket *clc;
+	const struct sock *lsk;
+	unsigned long flags;
+	u32 i, tgid = 0;
+
+	if (!lsmc ||
+	    copy_from_kernel_nofault(&clc, (const u8 *)lsmc + smc.l.clcsock,
+				     sizeof(clc)) || !clc ||
+	    copy_from_kernel_nofault(&lsk, &clc->sk, sizeof(lsk)) || !lsk)
+		return 0;
+	raw_spin_lock_irqsave(&smc.listen_lock, flags);
+	for (i = 0; i < DS_SMC_LISTENERS; i++) {
+		if (smc.listeners[i].sk != lsk)
+			continue;
+		tgid = smc.listeners[i].tgid;
+		memcpy(comm, smc.listeners[i].comm, TASK_COMM_LEN);
+		break;
+	}
+	raw_spin_unlock_irqrestore(&smc.listen_lock, flags);
+	return tgid;
+}
+
 /*
  * The SMC socket's struct sock is the first member of struct smc_sock.
  * The owner is the process the probe runs for: the one that connects, or
- * that set an option SMC cannot do. On the server side, and for a
- * non-blocking connect, SMC falls back in a kernel worker: owner 0.
+ * that set an option SMC cannot do. On the server side SMC falls back in a
+ * kernel worker: the owner is that of its listener, if known. A
+ * non-blocking connect falls back in a worker too: owner 0.
  */
 static void ds_smc_fallback_probe(void *data, const struct sock *sk,
 				  int fallback_rsn)
@@ -170,9 +281,19 @@ static void ds_smc_fallback_probe(void *data, const struct sock *sk,
 					     DROPSCOPE_SMC_SERVER;
 	bool user = in_task() && !(current->flags & PF_KTHREAD);
 	u32 tgid = user ? task_tgid_nr(current) : 0;
+	char comm[TASK_COMM_LEN] = "";
+	const struct sock *clcsk;
 	struct ds_smc_slot *s;
 	bool fresh = false;
 
+	if (smc.l.known) {
+		clcsk = ds_smc_clcsk(sk);
+		if (clcsk)
+			ds_sess_smc(clcsk, DROPSCOPE_SMC_MODE_FALLBACK,
+				    fallback_rsn);
+		if (!user && side == DROPSCOPE_SMC_SERVER)
+			tgid = ds_smc_listen_owner(sk, comm);
+	}
 	s = ds_smc_slot(pc->fb, DS_SMC_KEY(fallback_rsn, side, 0), &fresh);
 	if (s)
 		local64_inc(&s->count);
@@ -187,19 +308,122 @@ static void ds_smc_fallback_probe(void *data, const struct sock *sk,
 	/* comm is NUL-padded to its end: a copy is a string */
 	if (fresh && user)
 		memcpy(s->comm, current->comm, sizeof(s->comm));
+	else if (fresh && tgid)
+		memcpy(s->comm, comm, sizeof(s->comm));
 	local64_inc(&s->count);
+}
+
+/*
+ * The SMC-R device of link lnk: this CPU's slot of its name, claimed if
+ * there is none yet, or NULL when the table is full.
+ */
+static struct ds_smc_dev *ds_smc_dev(const void *lnk)
+{
+	struct ds_smc_dev *d = this_cpu_ptr(smc.pc)->dev;
+	const char *name = (const char *)lnk + smc.l.ibname;
+	u32 i, len = smc.l.ibname_len;
+
+	for (i = 0; i < DS_SMC_DEVS; i++) {
+		/* pairs with the release below: the name is whole at 2 */
+		switch (smp_load_acquire(&d[i].state)) {
+		case 2:
+			if (!strncmp(d[i].name, name, len))
+				return &d[i];
+			continue;
+		case 1:
+			/* being named by a probe this one interrupted */
+			continue;
+		}
+		if (this_cpu_cmpxchg(smc.pc->dev[i].state, 0, 1))
+			continue;
+		memcpy(d[i].name, name, len);
+		d[i].name[len - 1] = '\0';
+		/* the name, then the state: see the acquires here and in folds */
+		smp_store_release(&d[i].state, 2);
+		return &d[i];
+	}
+	return NULL;
+}
+
+/*
+ * A send (dir 0) or receive (dir DS_SMC_RX) of len bytes: counted, and by
+ * mode and device when the layout is known; the session under it learns
+ * its mode.
+ */
+static __always_inline void ds_smc_msg(const struct sock *sk, size_t len,
+				       int dir)
+{
+	const struct sock *clcsk;
+	struct ds_smc_dev *d;
+	const void *lnk;
+	int mode;
+
+	ds_smc_add(DS_SMC_TX_BYTES + dir, len);
+	ds_smc_add(DS_SMC_TX_EVENTS + dir, 1);
+	if (!smc.l.known)
+		return;
+	/* the kernel tells SMC-R by its link: see SMC_STAT_RMB_TX_FULL() */
+	lnk = ds_smc_ptr(sk, smc.l.conn_lnk);
+	mode = lnk ? DS_SMC_SMCR : DS_SMC_SMCD;
+	ds_smc_add(DS_SMC_TX_BYTES + mode + dir, len);
+	ds_smc_add(DS_SMC_TX_EVENTS + mode + dir, 1);
+	if (lnk) {
+		d = ds_smc_dev(lnk);
+		if (d) {
+			local64_add(len, &d->ctr[dir ? 2 : 0]);
+			local64_inc(&d->ctr[dir ? 3 : 1]);
+		} else {
+			ds_smc_add(DS_SMC_DEVS_OVERFLOW, 1);
+		}
+	}
+	clcsk = ds_smc_clcsk(sk);
+	if (clcsk)
+		ds_sess_smc(clcsk, lnk ? DROPSCOPE_SMC_MODE_SMCR :
+				   DROPSCOPE_SMC_MODE_SMCD, 0);
 }
 
 static void ds_smc_tx_probe(void *data, const struct sock *sk, size_t len)
 {
-	ds_smc_add(DS_SMC_TX_BYTES, len);
-	ds_smc_add(DS_SMC_TX_EVENTS, 1);
+	ds_smc_msg(sk, len, 0);
 }
 
 static void ds_smc_rx_probe(void *data, const struct sock *sk, size_t len)
 {
-	ds_smc_add(DS_SMC_RX_BYTES, len);
-	ds_smc_add(DS_SMC_RX_EVENTS, 1);
+	ds_smc_msg(sk, len, DS_SMC_RX);
+}
+
+/*
+ * Listeners start and stop: a TCP socket of the kernel's (an SMC
+ * listener's is one) that starts listening in a user's process context is
+ * owned by that process. A listener that finds the table full has no
+ * owner.
+ */
+static void ds_smc_state_probe(void *data, const struct sock *sk,
+			       const int oldstate, const int newstate)
+{
+	unsigned long flags;
+	u32 i;
+
+	if ((newstate != TCP_LISTEN && oldstate != TCP_LISTEN) ||
+	    sk->sk_protocol != IPPROTO_TCP || !sk->sk_kern_sock)
+		return;
+	raw_spin_lock_irqsave(&smc.listen_lock, flags);
+	for (i = 0; i < DS_SMC_LISTENERS; i++)
+		if (smc.listeners[i].sk == sk)
+			smc.listeners[i].sk = NULL;
+	if (newstate == TCP_LISTEN && in_task() &&
+	    !(current->flags & PF_KTHREAD)) {
+		for (i = 0; i < DS_SMC_LISTENERS; i++) {
+			if (smc.listeners[i].sk)
+				continue;
+			smc.listeners[i].sk = sk;
+			smc.listeners[i].tgid = task_tgid_nr(current);
+			memcpy(smc.listeners[i].comm, current->comm,
+			       TASK_COMM_LEN);
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&smc.listen_lock, flags);
 }
 
 static void ds_smc_link_down_probe(void *data, const void *lnk,
@@ -246,12 +470,31 @@ static void ds_smc_hook_tp(struct tracepoint *tp, void *priv)
 	}
 }
 
+/*
+ * smc.ko's layout, before its tracepoints are hooked: from its BTF while
+ * it loads (the kernel drops that copy once its init has run), else from
+ * /sys/kernel/btf/smc.
+ */
+static void ds_smc_layout_module(struct module *mod)
+{
+	const void *btf = NULL;
+	size_t len = 0;
+
+#ifdef CONFIG_DEBUG_INFO_BTF_MODULES
+	btf = mod->btf_data;
+	len = mod->btf_data_size;
+#endif
+	ds_smc_btf_resolve(&smc.l, btf, len, false);
+}
+
 static void ds_smc_hook(struct module *mod)
 {
 	tracepoint_ptr_t *p = mod->tracepoints_ptrs;
 	unsigned int i;
 
 	mutex_lock(&ds_smc_tp_lock);
+	if (!smc.hooked)
+		ds_smc_layout_module(mod);
 	for (i = 0; i < mod->num_tracepoints; i++)
 		ds_smc_hook_tp(tracepoint_ptr_deref(&p[i]), NULL);
 	mutex_unlock(&ds_smc_tp_lock);
@@ -296,7 +539,41 @@ static struct notifier_block ds_smc_nb = {
 	.notifier_call = ds_smc_notify,
 };
 
+/* SMC built in: one of its tracepoints is the kernel's. */
+static void ds_smc_find_builtin(struct tracepoint *tp, void *priv)
+{
+	bool *found = priv;
+
+	if (!strcmp(tp->name, ds_smc_tps[0].name))
+		*found = true;
+}
+
+static void ds_smc_state_unhook(void)
+{
+	if (smc.state_tp)
+		tracepoint_probe_unregister(smc.state_tp, ds_smc_state_probe,
+					    NULL);
+	smc.state_tp = NULL;
+}
+
+static void ds_smc_find_state(struct tracepoint *tp, void *priv)
+{
+	struct tracepoint **state = priv;
+
+	if (!strcmp(tp->name, "inet_sock_set_state"))
+		*state = tp;
+}
+
 /* ---- the source: under ds_lock, process context ------------------------ */
+
+static void ds_smc_listeners_clear(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&smc.listen_lock, flags);
+	memset(smc.listeners, 0, sizeof(smc.listeners));
+	raw_spin_unlock_irqrestore(&smc.listen_lock, flags);
+}
 
 static void ds_smc_clear(void)
 {
@@ -309,24 +586,38 @@ static void ds_smc_clear(void)
 	smc.alerted_link_downs = 0;
 	smc.fb.n = 0;
 	smc.own.n = 0;
+	smc.ndevs = 0;
 }
 
 static int ds_smc_attach(struct netlink_ext_ack *extack)
 {
+	struct tracepoint *state = NULL;
+	bool builtin = false;
 	int err;
 
 	lockdep_assert_held(&ds_lock);
 	if (smc.attached)
 		return 0;
+	/* listeners, for the owners of server sides */
+	for_each_kernel_tracepoint(ds_smc_find_state, &state);
+	if (state && !tracepoint_probe_register(state, ds_smc_state_probe,
+						NULL))
+		smc.state_tp = state;
 	/* SMC built into the kernel: its tracepoints are the kernel's */
+	for_each_kernel_tracepoint(ds_smc_find_builtin, &builtin);
 	mutex_lock(&ds_smc_tp_lock);
-	for_each_kernel_tracepoint(ds_smc_hook_tp, NULL);
+	if (builtin) {
+		ds_smc_btf_resolve(&smc.l, NULL, 0, true);
+		for_each_kernel_tracepoint(ds_smc_hook_tp, NULL);
+	}
 	mutex_unlock(&ds_smc_tp_lock);
 	/* hooks smc.ko now if it is there, calling ds_smc_notify() */
 	err = register_tracepoint_module_notifier(&ds_smc_nb);
 	if (err) {
 		ds_smc_unhook();
+		ds_smc_state_unhook();
 		tracepoint_synchronize_unregister();
+		ds_smc_listeners_clear();
 		NL_SET_ERR_MSG(extack, "cannot watch for smc.ko");
 		return err;
 	}
@@ -343,8 +634,10 @@ static void ds_smc_detach(void)
 	unregister_tracepoint_module_notifier(&ds_smc_nb);
 	/* and SMC built in */
 	ds_smc_unhook();
+	ds_smc_state_unhook();
 	/* no probe runs on any CPU once this returns */
 	tracepoint_synchronize_unregister();
+	ds_smc_listeners_clear();
 	smc.attached = false;
 }
 
@@ -420,6 +713,35 @@ static void ds_smc_judge(struct ds_smc_folded *f, bool hits)
 	}
 }
 
+/* One CPU's devices into smc.devs; one without room, into overflow. */
+static void ds_smc_fold_devs(const struct ds_smc_dev *d)
+{
+	struct ds_smc_devsum *e;
+	u32 i, j, k;
+
+	for (i = 0; i < DS_SMC_DEVS; i++) {
+		/* pairs with ds_smc_dev()'s release: named at 2 */
+		if (smp_load_acquire(&d[i].state) != 2)
+			continue;
+		for (j = 0; j < smc.ndevs; j++)
+			if (!strcmp(smc.devs[j].name, d[i].name))
+				break;
+		if (j == smc.ndevs) {
+			if (j == DS_SMC_DEVS_FOLDED) {
+				smc.sum[DS_SMC_DEVS_OVERFLOW] +=
+					local64_read(&d[i].ctr[1]) +
+					local64_read(&d[i].ctr[3]);
+				continue;
+			}
+			e = &smc.devs[smc.ndevs++];
+			memset(e, 0, sizeof(*e));
+			memcpy(e->name, d[i].name, sizeof(e->name));
+		}
+		for (k = 0; k < 4; k++)
+			smc.devs[j].sum[k] += local64_read(&d[i].ctr[k]);
+	}
+}
+
 /* Every counter only grows while the part runs, so a fold is a sum. */
 static void ds_smc_fold(void)
 {
@@ -433,12 +755,15 @@ static void ds_smc_fold(void)
 		smc.fb.e[i].sum = 0;
 	for (i = 0; i < smc.own.n; i++)
 		smc.own.e[i].sum = 0;
+	for (i = 0; i < smc.ndevs; i++)
+		memset(smc.devs[i].sum, 0, sizeof(smc.devs[i].sum));
 	for_each_possible_cpu(cpu) {
 		c = per_cpu_ptr(smc.pc, cpu);
 		for (i = 0; i < DS_SMC_NCTR; i++)
 			smc.sum[i] += local64_read(&c->ctr[i]);
 		ds_smc_fold_table(&smc.fb, c->fb, DS_SMC_OVERFLOW);
 		ds_smc_fold_table(&smc.own, c->own, DS_SMC_OWNERS_OVERFLOW);
+		ds_smc_fold_devs(c->dev);
 	}
 	for (i = 0; i < smc.own.n; i++)
 		smc.own.e[i].comm[TASK_COMM_LEN - 1] = '\0';
@@ -545,12 +870,17 @@ static void ds_smc_rebase(struct ds_smc_folded *f)
  */
 static void ds_smc_reset(bool attached)
 {
+	u32 i;
+
 	lockdep_assert_held(&ds_lock);
 	if (!attached) {
 		ds_smc_clear();
 		return;
 	}
 	memcpy(smc.base, smc.sum, sizeof(smc.base));
+	for (i = 0; i < smc.ndevs; i++)
+		memcpy(smc.devs[i].base, smc.devs[i].sum,
+		       sizeof(smc.devs[i].base));
 	smc.alerted_link_downs = smc.sum[DS_SMC_LINK_DOWNS];
 	ds_smc_rebase(&smc.fb);
 	ds_smc_rebase(&smc.own);
@@ -581,18 +911,64 @@ static const int ds_smc_attr[DS_SMC_NCTR] = {
 	[DS_SMC_LINK_DOWNS] = DROPSCOPE_SMC_A_LINK_DOWNS,
 	[DS_SMC_OVERFLOW] = DROPSCOPE_SMC_A_OVERFLOW,
 	[DS_SMC_OWNERS_OVERFLOW] = DROPSCOPE_SMC_A_OWNERS_OVERFLOW,
+	[DS_SMC_SMCR_TX_BYTES] = DROPSCOPE_SMC_A_SMCR_TX_BYTES,
+	[DS_SMC_SMCR_TX_EVENTS] = DROPSCOPE_SMC_A_SMCR_TX_EVENTS,
+	[DS_SMC_SMCR_RX_BYTES] = DROPSCOPE_SMC_A_SMCR_RX_BYTES,
+	[DS_SMC_SMCR_RX_EVENTS] = DROPSCOPE_SMC_A_SMCR_RX_EVENTS,
+	[DS_SMC_SMCD_TX_BYTES] = DROPSCOPE_SMC_A_SMCD_TX_BYTES,
+	[DS_SMC_SMCD_TX_EVENTS] = DROPSCOPE_SMC_A_SMCD_TX_EVENTS,
+	[DS_SMC_SMCD_RX_BYTES] = DROPSCOPE_SMC_A_SMCD_RX_BYTES,
+	[DS_SMC_SMCD_RX_EVENTS] = DROPSCOPE_SMC_A_SMCD_RX_EVENTS,
+	[DS_SMC_DEVS_OVERFLOW] = DROPSCOPE_SMC_A_DEVS_OVERFLOW,
 };
+
+static const int ds_smc_dev_attr[4] = {
+	DROPSCOPE_SMC_DEV_A_TX_BYTES, DROPSCOPE_SMC_DEV_A_TX_EVENTS,
+	DROPSCOPE_SMC_DEV_A_RX_BYTES, DROPSCOPE_SMC_DEV_A_RX_EVENTS,
+};
+
+static size_t ds_smc_dev_size(void)
+{
+	return nla_total_size(0) + nla_total_size(DS_SMC_DEV_NAME) +
+		4 * nla_total_size_64bit(sizeof(u64));
+}
+
+/* The devices that moved data since the last reset. */
+static int ds_smc_fill_devs(struct sk_buff *msg)
+{
+	const struct ds_smc_devsum *e;
+	struct nlattr *nest;
+	u32 i, k;
+
+	for (i = 0; i < smc.ndevs; i++) {
+		e = &smc.devs[i];
+		if (e->sum[1] == e->base[1] && e->sum[3] == e->base[3])
+			continue;
+		nest = nla_nest_start(msg, DROPSCOPE_A_SMC_DEV);
+		if (!nest || nla_put_string(msg, DROPSCOPE_SMC_DEV_A_NAME,
+					    e->name))
+			return -EMSGSIZE;
+		for (k = 0; k < 4; k++)
+			if (nla_put_u64_64bit(msg, ds_smc_dev_attr[k],
+					      e->sum[k] - e->base[k],
+					      DROPSCOPE_SMC_DEV_A_PAD))
+				return -EMSGSIZE;
+		nla_nest_end(msg, nest);
+	}
+	return 0;
+}
 
 /* The attributes of ds_smc_fill(), at most. */
 size_t ds_smc_size(void)
 {
 	lockdep_assert_held(&ds_lock);
 	return nla_total_size(0) +			/* DROPSCOPE_A_SMC */
-		nla_total_size(sizeof(u8)) +		/* HOOKED */
+		2 * nla_total_size(sizeof(u8)) +	/* HOOKED, LAYOUT */
 		2 * nla_total_size_64bit(sizeof(u64)) +	/* FALLBACKS, _MASKED */
 		DS_SMC_NCTR * nla_total_size_64bit(sizeof(u64)) +
 		smc.fb.n * ds_smc_fb_size(false) +
-		smc.own.n * ds_smc_fb_size(true);
+		smc.own.n * ds_smc_fb_size(true) +
+		smc.ndevs * ds_smc_dev_size();
 }
 
 /* The nests of the keys f counted since the last reset. */
@@ -623,6 +999,8 @@ int ds_smc_fill(struct sk_buff *msg)
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u8(msg, DROPSCOPE_SMC_A_HOOKED, READ_ONCE(smc.hooked)) ||
+	    nla_put_u8(msg, DROPSCOPE_SMC_A_LAYOUT,
+		       READ_ONCE(smc.hooked) && smc.l.known) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_SMC_A_FALLBACKS, fallbacks,
 			      DROPSCOPE_SMC_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_SMC_A_FALLBACKS_MASKED, masked,
@@ -635,7 +1013,8 @@ int ds_smc_fill(struct sk_buff *msg)
 			goto err;
 	nla_nest_end(msg, nest);
 	if (ds_smc_fill_table(msg, DROPSCOPE_A_SMC_FALLBACK, &smc.fb) ||
-	    ds_smc_fill_table(msg, DROPSCOPE_A_SMC_OWNER, &smc.own))
+	    ds_smc_fill_table(msg, DROPSCOPE_A_SMC_OWNER, &smc.own) ||
+	    ds_smc_fill_devs(msg))
 		return -EMSGSIZE;
 	return 0;
 err:

@@ -224,6 +224,8 @@ struct ds_session {
 	uint8_t family;
 	uint8_t state;
 	bool closed;
+	uint8_t smc_mode;	/* enum dropscope_smc_mode */
+	uint32_t smc_reason;	/* with DROPSCOPE_SMC_MODE_FALLBACK */
 	char laddr[48], raddr[48];
 	char comm[16];
 };

@@ -50,6 +50,8 @@ static const struct nla_policy ds_sess_policy[DROPSCOPE_SESSION_A_MAX + 1] = {
 	[DROPSCOPE_SESSION_A_DROPS] = { .type = NLA_U64 },
 	[DROPSCOPE_SESSION_A_CLOSED] = { .type = NLA_FLAG },
 	[DROPSCOPE_SESSION_A_SEQ] = { .type = NLA_U64 },
+	[DROPSCOPE_SESSION_A_SMC_MODE] = { .type = NLA_U8 },
+	[DROPSCOPE_SESSION_A_SMC_REASON] = { .type = NLA_U32 },
 };
 
 static uint64_t ds_u64(struct nlattr **tb, int a)
@@ -116,6 +118,9 @@ int ds_session_parse(struct nlattr *nest, struct ds_session *s)
 	if (tb[DROPSCOPE_SESSION_A_DPORT])
 		s->rport = nla_get_u16(tb[DROPSCOPE_SESSION_A_DPORT]);
 	s->closed = tb[DROPSCOPE_SESSION_A_CLOSED];
+	if (tb[DROPSCOPE_SESSION_A_SMC_MODE])
+		s->smc_mode = nla_get_u8(tb[DROPSCOPE_SESSION_A_SMC_MODE]);
+	s->smc_reason = ds_u32(tb, DROPSCOPE_SESSION_A_SMC_REASON);
 	ds_addr(tb[DROPSCOPE_SESSION_A_SADDR], s->family, s->laddr,
 		sizeof(s->laddr));
 	ds_addr(tb[DROPSCOPE_SESSION_A_DADDR], s->family, s->raddr,
@@ -196,6 +201,31 @@ static void ds_sess_ms(char ms[48], uint64_t ns)
 	memcpy(ms + n + 1, frac, 4);
 }
 
+/*
+ * The TCP under an SMC socket: its mode as smcss names it (SMCR, SMCD, or
+ * TCP and the fallback reason), after the other columns; nothing for
+ * other sessions.
+ */
+static void ds_sess_smc_mode(struct ds_print *p, const struct ds_session *s)
+{
+	char mode[32];
+
+	switch (s->smc_mode) {
+	case DROPSCOPE_SMC_MODE_SMCR:
+		snprintf(mode, sizeof(mode), "SMCR");
+		break;
+	case DROPSCOPE_SMC_MODE_SMCD:
+		snprintf(mode, sizeof(mode), "SMCD");
+		break;
+	case DROPSCOPE_SMC_MODE_FALLBACK:
+		snprintf(mode, sizeof(mode), "TCP 0x%08" PRIx32, s->smc_reason);
+		break;
+	default:
+		return;
+	}
+	ds_print_str(p, DS_ANY, "smc_mode", "%s", mode);
+}
+
 /* The fields of a session, in the object the caller opened. */
 void ds_session_fields(struct ds_print *p, const struct ds_session *s)
 {
@@ -225,6 +255,7 @@ void ds_session_fields(struct ds_print *p, const struct ds_session *s)
 			s->duration_ns / 1000000, ms);
 	ds_print_bool(p, DS_JSON, "closed", NULL, s->closed);
 	ds_print_hex(p, DS_JSON, "cookie", NULL, s->cookie);
+	ds_sess_smc_mode(p, s);
 }
 
 /* A session: a row of show sessions or of watch sessions. */

@@ -473,10 +473,38 @@ static const struct {
 	{ DROPSCOPE_SMC_A_LINK_DOWNS, "link_downs", "SMC-R links gone down" },
 	{ DROPSCOPE_SMC_A_OVERFLOW, "overflow", "fallbacks without room (overflow)" },
 	{ DROPSCOPE_SMC_A_OWNERS_OVERFLOW, "owners_overflow", "owners without room" },
+	{ DROPSCOPE_SMC_A_SMCR_TX_BYTES, "smcr_tx_bytes", "SMC-R payload bytes sent" },
+	{ DROPSCOPE_SMC_A_SMCR_TX_EVENTS, "smcr_tx_copies", "SMC-R copies to send buffers" },
+	{ DROPSCOPE_SMC_A_SMCR_RX_BYTES, "smcr_rx_bytes", "SMC-R payload bytes received" },
+	{ DROPSCOPE_SMC_A_SMCR_RX_EVENTS, "smcr_rx_copies", "SMC-R copies from receive buffers" },
+	{ DROPSCOPE_SMC_A_SMCD_TX_BYTES, "smcd_tx_bytes", "SMC-D payload bytes sent" },
+	{ DROPSCOPE_SMC_A_SMCD_TX_EVENTS, "smcd_tx_copies", "SMC-D copies to send buffers" },
+	{ DROPSCOPE_SMC_A_SMCD_RX_BYTES, "smcd_rx_bytes", "SMC-D payload bytes received" },
+	{ DROPSCOPE_SMC_A_SMCD_RX_EVENTS, "smcd_rx_copies", "SMC-D copies from receive buffers" },
+	{ DROPSCOPE_SMC_A_DEVS_OVERFLOW, "devices_overflow", "device copies without room" },
+};
+
+/* An RDMA device SMC-R moved data on. */
+struct ds_smc_dev {
+	char name[64];
+	uint64_t v[4];		/* tx bytes, tx copies, rx bytes, rx copies */
+};
+
+static const struct {
+	int attr;
+	const char *key;
+} ds_smc_dev_fields[4] = {
+	{ DROPSCOPE_SMC_DEV_A_TX_BYTES, "tx_bytes" },
+	{ DROPSCOPE_SMC_DEV_A_TX_EVENTS, "tx_copies" },
+	{ DROPSCOPE_SMC_DEV_A_RX_BYTES, "rx_bytes" },
+	{ DROPSCOPE_SMC_DEV_A_RX_EVENTS, "rx_copies" },
 };
 
 struct ds_smc_own {
 	uint8_t hooked;
+	uint8_t layout;
+	struct ds_smc_dev devs[16];
+	size_t ndevs;
 	uint64_t v[DROPSCOPE_SMC_A_MAX + 1];
 	struct ds_smc_stats fbs;	/* only fb, nfb, capfb */
 	struct ds_smc_stats owners;	/* the same, with pid and comm */
@@ -512,6 +540,53 @@ static int ds_smc_fb_parse(struct nlattr *at, struct ds_smc_stats *s,
 	return 0;
 }
 
+/* A DROPSCOPE_A_SMC_DEV nest into o; the module sends at most 16. */
+static int ds_smc_dev_parse(struct nlattr *at, struct ds_smc_own *o)
+{
+	struct nlattr *f[DROPSCOPE_SMC_DEV_A_MAX + 1];
+	struct ds_smc_dev *d;
+	size_t i;
+
+	if (nla_parse_nested(f, DROPSCOPE_SMC_DEV_A_MAX, at, NULL) < 0 ||
+	    !f[DROPSCOPE_SMC_DEV_A_NAME] || o->ndevs == DS_N(o->devs))
+		return -EINVAL;
+	d = &o->devs[o->ndevs++];
+	nla_strlcpy(d->name, f[DROPSCOPE_SMC_DEV_A_NAME], sizeof(d->name));
+	for (i = 0; i < DS_N(ds_smc_dev_fields); i++)
+		if (f[ds_smc_dev_fields[i].attr])
+			d->v[i] = nla_get_u64(f[ds_smc_dev_fields[i].attr]);
+	return 0;
+}
+
+static const struct ds_col ds_dev_cols[] = {
+	{ "name", "DEVICE", "  ", 12, 0 },
+	{ "tx_bytes", "TX_BYTES", "  ", 14, DS_COL_RIGHT },
+	{ "tx_copies", "TX_COPIES", "  ", 10, DS_COL_RIGHT },
+	{ "rx_bytes", "RX_BYTES", "  ", 14, DS_COL_RIGHT },
+	{ "rx_copies", "RX_COPIES", "  ", 10, DS_COL_RIGHT },
+	{ NULL, NULL, "  ", 0, 0 },
+};
+
+/* The SMC-R devices dropscope saw move data. */
+static void ds_smc_devs_print(struct ds_print *p, const struct ds_smc_own *o)
+{
+	size_t i, k;
+
+	if (o->ndevs)
+		ds_print_text(p, "SMC-R by device\n");
+	ds_print_open_table(p, "devices", ds_dev_cols, DS_NCOLS(ds_dev_cols),
+			    DS_TABLE_HEAD);
+	for (i = 0; i < o->ndevs; i++) {
+		ds_print_open_obj(p, NULL);
+		ds_print_str(p, DS_ANY, "name", "%s", o->devs[i].name);
+		for (k = 0; k < DS_N(ds_smc_dev_fields); k++)
+			ds_print_u64(p, DS_ANY, ds_smc_dev_fields[k].key,
+				     "%" PRIu64, o->devs[i].v[k]);
+		ds_print_close_obj(p);
+	}
+	ds_print_close_table(p);
+}
+
 static int ds_smc_own_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			 void *arg)
 {
@@ -527,6 +602,8 @@ static int ds_smc_own_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 		return -EINVAL;
 	if (t[DROPSCOPE_SMC_A_HOOKED])
 		o->hooked = nla_get_u8(t[DROPSCOPE_SMC_A_HOOKED]);
+	if (t[DROPSCOPE_SMC_A_LAYOUT])
+		o->layout = nla_get_u8(t[DROPSCOPE_SMC_A_LAYOUT]);
 	for (i = 0; i < DS_N(ds_smc_own_fields); i++)
 		if (t[ds_smc_own_fields[i].attr])
 			o->v[ds_smc_own_fields[i].attr] =
@@ -536,6 +613,8 @@ static int ds_smc_own_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			err = ds_smc_fb_parse(at, &o->fbs, NULL);
 		else if (nla_type(at) == DROPSCOPE_A_SMC_OWNER)
 			err = ds_smc_fb_parse(at, &o->owners, NULL);
+		else if (nla_type(at) == DROPSCOPE_A_SMC_DEV)
+			err = ds_smc_dev_parse(at, o);
 		else
 			continue;
 		if (err)
@@ -615,12 +694,17 @@ static int ds_smc_own_print(struct ds_ctx *ctx, struct ds_print *p)
 	ds_print_text(p, "dropscope, since start (%s)\n", o.hooked ?
 		      "watching smc.ko" : "not watching smc.ko now");
 	ds_print_bool(p, DS_JSON, "watching", NULL, o.hooked);
+	ds_print_bool(p, DS_JSON, "layout", NULL, o.layout);
+	if (o.hooked && !o.layout)
+		ds_print_text(p, "  (no layout of smc.ko's sockets in the kernel's BTF: no modes, devices,\n"
+			      "   session modes or server owners)\n");
 	for (i = 0; i < DS_N(ds_smc_own_fields); i++) {
 		snprintf(fmt, sizeof(fmt), "  %-34s %%" PRIu64 "\n",
 			 ds_smc_own_fields[i].label);
 		ds_print_u64(p, DS_ANY, ds_smc_own_fields[i].key, fmt,
 			     o.v[ds_smc_own_fields[i].attr]);
 	}
+	ds_smc_devs_print(p, &o);
 	ds_smc_fbacks_print(p, &o.fbs);
 	ds_smc_owners_print(p, &o.owners);
 	free(o.fbs.fb);

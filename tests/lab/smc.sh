@@ -87,6 +87,25 @@ smc_own() {
 	print("overflow", d["overflow"])
 	print("owners_overflow", d["owners_overflow"])
 	print("watching", d["watching"])
+	print("layout", d["layout"])
+	PY
+}
+
+# smc_sess_modes PORT...: the closed sessions of the server ports PORT, as
+# "PORT client|server MODE COUNT" (MODE - for none), sorted
+smc_sess_modes() {
+	$DS -j show sessions closed > "$TMP/sess.json" || abort "show sessions closed failed"
+	python3 - "$TMP/sess.json" "$@" <<-'PY'
+	import json, sys
+	ports = [int(p) for p in sys.argv[2:]]
+	per = {}
+	for s in json.load(open(sys.argv[1])):
+	    for p in ports:
+	        if p in (s["lport"], s["rport"]):
+	            k = (p, "server" if s["lport"] == p else "client", s.get("smc_mode", "-"))
+	            per[k] = per.get(k, 0) + 1
+	for k in sorted(per):
+	    print(*k, per[k])
 	PY
 }
 
@@ -152,10 +171,11 @@ test_smc_fallbacks() {
 	echo "$hist" > "$SMC_FB/trigger" || abort "hist trigger refused"
 	defer sh -c "echo '!$hist' > $SMC_FB/trigger"
 	setup_module
-	$DS start smc
+	$DS start smc tcp
 	watch_start smcw.jsonl || abort "watch did not start"
 	smc_fbacks before > "$TMP/before"
-	# the clients are smcgen itself; the servers fall back in a kworker
+	# the clients are smcgen itself; the servers fall back in a kworker,
+	# and are owned by the smcgen that made their listener listen
 	$SG tcp $n_tcp 6100 1000 > /dev/null &
 	p_tcp=$!
 	wait $p_tcp || abort "smcgen tcp failed"
@@ -168,19 +188,23 @@ test_smc_fallbacks() {
 	check "show smc: fallbacks by reason and side, and totals, grew by what smcgen made" \
 		"$want" "$got"
 	# dropscope's own, since start: exactly the same, its totals too
-	want="0x03010000 client $n_tcp;0x03030000 client $n_smc;0x05000000 server $n_smc;total $((n_tcp + 2 * n_smc));overflow 0;owners_overflow 0;watching True;"
+	want="0x03010000 client $n_tcp;0x03030000 client $n_smc;0x05000000 server $n_smc;total $((n_tcp + 2 * n_smc));overflow 0;owners_overflow 0;watching True;layout True;"
 	check "show smc: dropscope's fallbacks since start are smcgen's, by reason and side" \
 		"$want" "$(smc_own "$TMP/after.json" | tr '\n' ';')"
-	want="0x03010000 client $p_tcp smcgen $n_tcp;0x03030000 client $p_smc smcgen $n_smc;0x05000000 server 0 - $n_smc;"
-	check "show smc: the owners of the fallbacks: each client's smcgen, the servers' kernel worker" \
+	want="0x03010000 client $p_tcp smcgen $n_tcp;0x03030000 client $p_smc smcgen $n_smc;0x05000000 server $p_smc smcgen $n_smc;"
+	check "show smc: the owners of the fallbacks: each client's smcgen, the servers' listener's" \
 		"$want" "$(smc_owners "$TMP/after.json" owners count | tr '\n' ';')"
+	# the TCP sessions under the SMC sockets, by side and mode
+	want="6100 client TCP 0x03010000 $n_tcp;6100 server - $n_tcp;6101 client TCP 0x03030000 $n_smc;6101 server TCP 0x05000000 $n_smc;"
+	check "show sessions: the TCP under each SMC socket has the fallback's reason as its mode" \
+		"$want" "$(smc_sess_modes 6100 6101 | tr '\n' ';')"
 	# the alert rounds: the stop's final round carries the last ones
 	$DS stop
 	want="0x03010000 client $n_tcp;0x03030000 client $n_smc;0x05000000 server $n_smc;"
 	wait_for 10 smc_alerted_is "$TMP/smcw.jsonl" "$want"
 	check "watch: the alerts' SMC fallback deltas add up to smcgen's, by reason and side" \
 		"$want" "$(smc_alerted "$TMP/smcw.jsonl" | tr '\n' ';')"
-	want="0x03010000 client $p_tcp smcgen $n_tcp;0x03030000 client $p_smc smcgen $n_smc;0x05000000 server 0 - $n_smc;"
+	want="0x03010000 client $p_tcp smcgen $n_tcp;0x03030000 client $p_smc smcgen $n_smc;0x05000000 server $p_smc smcgen $n_smc;"
 	check "watch: the alerts' owner deltas add up to the same, by owner" \
 		"$want" "$(smc_owners "$TMP/smcw.jsonl" smc_owners delta | tr '\n' ';')"
 	# the kernel's own events, per reason (the trigger began with them)
@@ -270,7 +294,7 @@ test_smc_r() {
 		grep -q EEXIST "$TMP/ueid" || abort "adding the UEID failed: $(cat "$TMP/ueid")"
 	defer python3 tests/lab/smcueid.py del DROPSCOPE-LAB
 	setup_module
-	$DS start smc
+	$DS start smc tcp
 	$DS -j show smc > "$TMP/before.json" || abort "show smc failed"
 	$SG smc $n 6105 $bytes > /dev/null || abort "smcgen smc failed"
 	$DS -j show smc > "$TMP/after.json" || abort "show smc failed"
@@ -290,6 +314,16 @@ test_smc_r() {
 	got=$(json "'tx:%d rx:%d fallbacks:%d' % (d['tx_bytes'], d['rx_bytes'], d['fallbacks_total'])" < "$TMP/after.json")
 	check "show smc: dropscope's tx_bytes and rx_bytes since start are smcgen's" \
 		"tx:$((2 * n * bytes)) rx:$((2 * n * bytes)) fallbacks:0" "$got"
+	# by mode and device: all of it SMC-R on rxe0, the copies those of
+	# the totals
+	got=$(json "'smcr:%d/%d smcd:%d/%d copies:%d/%d' % (d['smcr_tx_bytes'], d['smcr_rx_bytes'], d['smcd_tx_bytes'], d['smcd_rx_bytes'], d['smcr_tx_copies'] - d['tx_copies'], d['smcr_rx_copies'] - d['rx_copies'])" < "$TMP/after.json")
+	check "show smc: by mode, every byte SMC-R's, every copy too" \
+		"smcr:$((2 * n * bytes))/$((2 * n * bytes)) smcd:0/0 copies:0/0" "$got"
+	got=$(json "';'.join('%s %d %d %d %d' % (x['name'], x['tx_bytes'], x['rx_bytes'], x['tx_copies'] - d['tx_copies'], x['rx_copies'] - d['rx_copies']) for x in d['devices'])" < "$TMP/after.json")
+	check "show smc: by device, all of it on rxe0" \
+		"rxe0 $((2 * n * bytes)) $((2 * n * bytes)) 0 0" "$got"
+	check "show sessions: the TCP under each SMC-R socket is SMCR, both ends" \
+		"6105 client SMCR $n;6105 server SMCR $n;" "$(smc_sess_modes 6105 | tr '\n' ';')"
 	$SG hold 2 6106 smc > "$TMP/hold" &
 	holder=$!
 	defer kill_quiet $holder

@@ -200,6 +200,13 @@
  *         the mask rules masked (DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED)
  *     DROPSCOPE_SESSION_A_CLOSED: NLA_FLAG, and DROPSCOPE_SESSION_A_SEQ:
  *         NLA_U64, its number among the closes, for closed sessions
+ *     DROPSCOPE_SESSION_A_SMC_MODE: NLA_U8, enum dropscope_smc_mode, for
+ *         the TCP socket under an SMC socket while DROPSCOPE_PART_SMC runs
+ *         and knows smc.ko's layout (DROPSCOPE_SMC_A_LAYOUT): SMCR or SMCD
+ *         from the connection's first SMC send or receive, FALLBACK from
+ *         its fallback, with DROPSCOPE_SESSION_A_SMC_REASON: NLA_U32, the
+ *         reason code. Absent for other sessions, and for SMC ones that
+ *         have not fallen back and not moved data yet.
  *
  * DROPSCOPE_A_SMC (all NLA_U64 unless noted):
  *     DROPSCOPE_SMC_A_HOOKED: NLA_U8, the SMC tracepoints hooked: 4 while
@@ -219,6 +226,16 @@
  *     DROPSCOPE_SMC_A_OWNERS_OVERFLOW: fallbacks whose (reason, side,
  *         owner) found no room; they are in FALLBACKS, in no
  *         DROPSCOPE_A_SMC_OWNER nest
+ *     DROPSCOPE_SMC_A_LAYOUT: NLA_U8, 1 when the layout of smc.ko's
+ *         sockets was found in the kernel's BTF: only then are modes,
+ *         devices, sessions' SMC modes and server owners told
+ *     DROPSCOPE_SMC_A_SMCR_TX_BYTES, _SMCR_TX_EVENTS, _SMCR_RX_BYTES,
+ *     _SMCR_RX_EVENTS, and the same of SMCD: TX_BYTES and the others by
+ *         mode, SMC-R (the connection has a link) or SMC-D (it has none),
+ *         as the kernel's SMC statistics tell them; 0 without the layout
+ *     DROPSCOPE_SMC_A_DEVS_OVERFLOW: SMC-R sends and receives on devices
+ *         beyond the per-CPU device table; in SMCR_*, in no
+ *         DROPSCOPE_A_SMC_DEV nest
  *
  * DROPSCOPE_A_SMC_FALLBACK:
  *     DROPSCOPE_SMC_FB_A_CODE: NLA_U32, the reason code (SMC_CLC_DECL_*,
@@ -237,7 +254,16 @@
  *         the fallback ran for (the one that connected, or that set an
  *         option SMC cannot do). On the server side, and for a
  *         non-blocking connect, SMC falls back in a kernel worker before
- *         any process holds the socket: PID 0 and an empty COMM.
+ *         any process holds the socket: the server side's owner is the
+ *         process that made its listener listen, when the part saw it do
+ *         so (with DROPSCOPE_SMC_A_LAYOUT); else PID 0 and an empty COMM.
+ *
+ * DROPSCOPE_A_SMC_DEV (SMC_GET replies), one per RDMA device SMC-R moved
+ *     data on since start or reset:
+ *     DROPSCOPE_SMC_DEV_A_NAME: NLA_NUL_STRING, the device (as rdma link
+ *         and smc:smc_tx_sendmsg's dev name it)
+ *     DROPSCOPE_SMC_DEV_A_TX_BYTES, _TX_EVENTS, _RX_BYTES, _RX_EVENTS:
+ *         NLA_U64, as DROPSCOPE_SMC_A_TX_BYTES and the others
  *
  * DROPSCOPE_A_REASON:
  *     DROPSCOPE_REASON_A_ID: NLA_U32
@@ -330,6 +356,7 @@ enum dropscope_attr {
 	DROPSCOPE_A_SMC_FALLBACK,
 	DROPSCOPE_A_SMC_LINK_DOWNS_DELTA,
 	DROPSCOPE_A_SMC_OWNER,
+	DROPSCOPE_A_SMC_DEV,
 	__DROPSCOPE_A_MAX
 };
 
@@ -447,6 +474,8 @@ enum dropscope_session_attr {
 	DROPSCOPE_SESSION_A_DROPS,
 	DROPSCOPE_SESSION_A_CLOSED,
 	DROPSCOPE_SESSION_A_SEQ,
+	DROPSCOPE_SESSION_A_SMC_MODE,
+	DROPSCOPE_SESSION_A_SMC_REASON,
 	__DROPSCOPE_SESSION_A_MAX
 };
 
@@ -465,6 +494,16 @@ enum dropscope_smc_attr {
 	DROPSCOPE_SMC_A_OVERFLOW,
 	DROPSCOPE_SMC_A_OWNERS_OVERFLOW,
 	DROPSCOPE_SMC_A_FALLBACKS_MASKED,
+	DROPSCOPE_SMC_A_LAYOUT,
+	DROPSCOPE_SMC_A_SMCR_TX_BYTES,
+	DROPSCOPE_SMC_A_SMCR_TX_EVENTS,
+	DROPSCOPE_SMC_A_SMCR_RX_BYTES,
+	DROPSCOPE_SMC_A_SMCR_RX_EVENTS,
+	DROPSCOPE_SMC_A_SMCD_TX_BYTES,
+	DROPSCOPE_SMC_A_SMCD_TX_EVENTS,
+	DROPSCOPE_SMC_A_SMCD_RX_BYTES,
+	DROPSCOPE_SMC_A_SMCD_RX_EVENTS,
+	DROPSCOPE_SMC_A_DEVS_OVERFLOW,
 	__DROPSCOPE_SMC_A_MAX
 };
 
@@ -490,5 +529,26 @@ enum dropscope_smc_fb_attr {
 };
 
 #define DROPSCOPE_SMC_FB_A_MAX (__DROPSCOPE_SMC_FB_A_MAX - 1)
+
+/* The mode of the TCP session under an SMC socket. */
+enum dropscope_smc_mode {
+	DROPSCOPE_SMC_MODE_NONE,
+	DROPSCOPE_SMC_MODE_SMCR,	/* SMC-R: over RDMA */
+	DROPSCOPE_SMC_MODE_SMCD,	/* SMC-D: over ISM or loopback */
+	DROPSCOPE_SMC_MODE_FALLBACK,	/* fell back to TCP */
+};
+
+enum dropscope_smc_dev_attr {
+	DROPSCOPE_SMC_DEV_A_UNSPEC,
+	DROPSCOPE_SMC_DEV_A_PAD,
+	DROPSCOPE_SMC_DEV_A_NAME,
+	DROPSCOPE_SMC_DEV_A_TX_BYTES,
+	DROPSCOPE_SMC_DEV_A_TX_EVENTS,
+	DROPSCOPE_SMC_DEV_A_RX_BYTES,
+	DROPSCOPE_SMC_DEV_A_RX_EVENTS,
+	__DROPSCOPE_SMC_DEV_A_MAX
+};
+
+#define DROPSCOPE_SMC_DEV_A_MAX (__DROPSCOPE_SMC_DEV_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_DROPSCOPE_H */
