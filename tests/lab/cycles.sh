@@ -18,7 +18,6 @@ dmesg_mark() { dmesg | wc -l; }
 # dmesg_bad MARK: the bad lines logged since MARK; 1 if none
 dmesg_bad() { dmesg | tail -n +$(($1 + 1)) | grep -E "$DMESG_BAD"; }
 
-
 # usecs: the time now in microseconds, without a fork
 usecs() { local t=${EPOCHREALTIME/./}; echo $((10#$t)); }
 # phase NAME: the time since the cycle began, for the log. A cycle runs
@@ -132,14 +131,16 @@ while True:
 ' "$TMP/kmsg" > "$TMP/kmsg.ready" &
 	defer kill_quiet $!
 	wait_for 60 grep -q following "$TMP/kmsg.ready" || abort "no /dev/kmsg reader"
-	# 2000 drops a second on each CPU, a session every 2 ms or so
-	taskset -c 0 $BIN/dropgen -r 2000 -d 3600000 udp 4000000000 $UDP_CLOSED > /dev/null &
+	# 2000 drops a second on each CPU, a session every 2 ms or so, for 6
+	# hours at most: longer than any run (100 cycles took 63 min on the
+	# debug kernel), so that the load lasts to the last cycle
+	taskset -c 0 $BIN/dropgen -r 2000 -d 21600000 udp 4000000000 $UDP_CLOSED > /dev/null &
 	d0=$!
 	defer kill_quiet $d0
-	taskset -c 1 $BIN/dropgen -r 2000 -d 3600000 udp 4000000000 $UDP_CLOSED > /dev/null &
+	taskset -c 1 $BIN/dropgen -r 2000 -d 21600000 udp 4000000000 $UDP_CLOSED > /dev/null &
 	d1=$!
 	defer kill_quiet $d1
-	$BIN/tcpgen churn 3600 5031 2000 > /dev/null 2>&1 &
+	$BIN/tcpgen churn 21600 5031 2000 > /dev/null 2>&1 &
 	churn=$!
 	defer kill_quiet $churn
 	t0=$SECONDS
