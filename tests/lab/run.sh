@@ -114,6 +114,8 @@ wait_for() {
 		sleep 0.05
 	done
 }
+# exited PID: the process has ended (gone, or a zombie not yet waited for)
+exited() { [ ! -e "/proc/$1" ] || [ "$(ps -o stat= -p "$1")" = Z ]; }
 # need TOOL...: skip the whole test (exit 4 at the end) if a tool is missing
 need() {
 	local tool
@@ -625,27 +627,83 @@ for t in "${TESTS[@]}"; do printf '%s.%s\n' "$t" $$ | md5sum | cut -c1-6; done |
 	sort | uniq -d | grep -q . && { echo "# device name tags collide, run again"; exit 1; }
 
 missing=0
+# test_limit: the seconds a test may run. A test that hangs must not take
+# the whole run with it (the lab's own bound stops the guest, and with it
+# every later test and every word of why): past this bound the watchdog
+# records what the test's processes were doing and stops them, and the test
+# fails with that record. TEST_LIMIT sets it; the debug kernel, about ten
+# times slower, gets ten times as long. A test's cleanup has two minutes
+# (twenty on the debug kernel).
+debug_scale() { case $(uname -r) in *debug*) echo $(($1 * 10));; *) echo "$1";; esac; }
+test_limit() { debug_scale "${TEST_LIMIT:-900}"; }
+cleanup_limit() { debug_scale 120; }
+# descendants PID: every process below PID
+descendants() {
+	local c
+	for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done
+}
+# watchdog PID SECONDS: after SECONDS, the record of PID's processes in
+# $RUNTMP/hung (the stack of those in uninterruptible sleep too), and the
+# stop
+watchdog() {
+	local p
+	sleep "$2" & wait $!
+	{
+		for p in "$1" $(descendants "$1"); do
+			echo "$(ps -o pid=,stat=,wchan:24=,etimes=,args= -p "$p" | cut -c1-160)"
+			[ "$(ps -o stat= -p "$p" | cut -c1)" != D ] ||
+				sed 's/^/    /' "/proc/$p/stack" 2>/dev/null
+		done
+		echo "the kernel log's last lines:"
+		dmesg | tail -n 15
+	} > "$RUNTMP/hung" 2>&1
+	for p in $(descendants "$1") "$1"; do kill -KILL "$p" 2>/dev/null; done
+}
+# bounded SECONDS COMMAND...: COMMAND in a subshell under a watchdog; its
+# exit status (137 when the watchdog stopped it)
+bounded() {
+	local limit=$1 dog rc=0
+	shift
+	rm -f "$RUNTMP/hung"
+	( "$@" ) &
+	TEST_PID=$!
+	watchdog $TEST_PID "$limit" &
+	dog=$!
+	wait $TEST_PID 2>/dev/null || rc=$?
+	TEST_PID=
+	kill "$dog" 2>/dev/null
+	wait "$dog" 2>/dev/null
+	return $rc
+}
+# hung WHAT SECONDS: what the watchdog recorded, if it stopped WHAT
+hung() {
+	[ ! -e "$RUNTMP/hung" ] ||
+		printf '%s: ran past %s s; its processes then:\n%s\n' "$1" "$2" "$(cat "$RUNTMP/hung")"
+}
+# a test in the subshell of bounded
+test_body() {
+	TEST=$1 TMP=$RUNTMP/$1
+	test_names "$1"
+	"test_$1"
+	[ -e "$RUNTMP/status" ] || echo 0 > "$RUNTMP/status"
+}
 # run_test NAME: test_NAME in a subshell, then its deferred cleanup. What
 # the test prints on standard error becomes KTAP diagnostics.
 run_test() {
-	local name=$1 rc=0 t0=$SECONDS
+	local name=$1 rc=0 t0=$SECONDS cleanup_hung
 	echo "# test_$name"
 	rm -f "$RUNTMP/status" "$RUNTMP/abort"
 	: > "$RUNTMP/defer"
 	mkdir -p "$RUNTMP/$name"
 	count_save
-	(
-		TEST=$name TMP=$RUNTMP/$name
-		test_names "$name"
-		"test_$name"
-		[ -e "$RUNTMP/status" ] || echo 0 > "$RUNTMP/status"
-	) 2> "$RUNTMP/stderr" &
-	TEST_PID=$!
-	wait $TEST_PID || rc=$?
-	TEST_PID=
+	bounded "$(test_limit)" test_body "$name" 2> "$RUNTMP/stderr" || rc=$?
+	hung "test_$name" "$(test_limit)" > "$RUNTMP/hung.test"
+	[ ! -s "$RUNTMP/hung.test" ] || cp "$RUNTMP/hung.test" "$RUNTMP/abort"
 	sed 's/^/# /' "$RUNTMP/stderr"	# diagnostics, after the results
 	read -r ntests nfail nskip < "$RUNTMP/count"
-	run_deferred
+	bounded "$(cleanup_limit)" run_deferred
+	cleanup_hung=$(hung "test_$name: cleanup" "$(cleanup_limit)")
+	[ -z "$cleanup_hung" ] || fail "test_$name: its cleanup hung" "$cleanup_hung"
 	if [ ! -e "$RUNTMP/status" ]; then
 		fail "test_$name: stopped midway (exit $rc)" \
 			"$(cat "$RUNTMP/abort" 2>/dev/null || echo "a command failed: see above")"

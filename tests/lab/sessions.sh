@@ -29,7 +29,20 @@ oracle_start() {
 	done
 	return 1
 }
-oracle_stop() { sleep 1; kill -INT $oracle; wait $oracle; }
+# oracle_stop: SIGINT ends bpftrace; one that has not exited a minute later
+# is reported, with where it waits, and killed: what it printed is all the
+# tests read, and a hung oracle must not hang the run
+oracle_stop() {
+	sleep 1
+	kill -INT $oracle
+	if ! wait_for 60 exited $oracle; then
+		echo "# bpftrace did not exit on SIGINT in 60 s: state $(ps -o stat=,wchan:32= -p $oracle)" >&2
+		sed 's/^/#   /' /proc/$oracle/stack >&2 2>/dev/null
+		kill -KILL $oracle
+		wait_for 60 exited $oracle || { echo "# bpftrace did not exit on SIGKILL either" >&2; return; }
+	fi
+	wait $oracle
+}
 
 # oracle_closes FILE PORT N: wait until every session of server port PORT
 # is closed and the oracle has printed the closes of its N ends. A close
