@@ -206,24 +206,26 @@ static void ds_sess_ms(char ms[48], uint64_t ns)
  * TCP and the fallback reason), after the other columns; nothing for
  * other sessions.
  */
+static size_t ds_sess_mode(char mode[32], const struct ds_session *s)
+{
+	switch (s->smc_mode) {
+	case DROPSCOPE_SMC_MODE_SMCR:
+		return (size_t)snprintf(mode, 32, "SMCR");
+	case DROPSCOPE_SMC_MODE_SMCD:
+		return (size_t)snprintf(mode, 32, "SMCD");
+	case DROPSCOPE_SMC_MODE_FALLBACK:
+		return (size_t)snprintf(mode, 32, "TCP 0x%08" PRIx32,
+					s->smc_reason);
+	}
+	return 0;
+}
+
 static void ds_sess_smc_mode(struct ds_print *p, const struct ds_session *s)
 {
 	char mode[32];
 
-	switch (s->smc_mode) {
-	case DROPSCOPE_SMC_MODE_SMCR:
-		snprintf(mode, sizeof(mode), "SMCR");
-		break;
-	case DROPSCOPE_SMC_MODE_SMCD:
-		snprintf(mode, sizeof(mode), "SMCD");
-		break;
-	case DROPSCOPE_SMC_MODE_FALLBACK:
-		snprintf(mode, sizeof(mode), "TCP 0x%08" PRIx32, s->smc_reason);
-		break;
-	default:
-		return;
-	}
-	ds_print_str(p, DS_ANY, "smc_mode", "%s", mode);
+	if (ds_sess_mode(mode, s))
+		ds_print_str(p, DS_ANY, "smc_mode", "%s", mode);
 }
 
 /* The fields of a session, in the object the caller opened. */
@@ -305,7 +307,8 @@ static size_t ds_sess_row(void *arg, size_t r, struct ds_cell *c, char *buf)
 {
 	const struct ds_session *s = (const struct ds_session *)arg + r;
 	const char *state = ds_tcp_state_name(s->state);
-	char *q = buf, ms[48];
+	char *q = buf, ms[48], mode[32];
+	size_t n;
 
 	ds_sess_dec(&c[0], &q, s->pid, '\0');
 	ds_sess_cell(&c[1], &q, s->comm, strlen(s->comm), true);
@@ -322,6 +325,10 @@ static size_t ds_sess_row(void *arg, size_t r, struct ds_cell *c, char *buf)
 	ds_sess_cell(&c[12], &q, state, strlen(state), false);
 	ds_sess_ms(ms, s->duration_ns);
 	ds_sess_cell(&c[13], &q, ms, strlen(ms), false);
+	/* the rest: the SMC mode, as ds_sess_smc_mode() prints it */
+	n = ds_sess_mode(mode, s);
+	if (n)
+		ds_sess_cell(&c[14], &q, mode, n, false);
 	return (size_t)(q - buf);
 }
 
