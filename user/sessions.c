@@ -325,10 +325,12 @@ static size_t ds_sess_row(void *arg, size_t r, struct ds_cell *c, char *buf)
 	ds_sess_cell(&c[12], &q, state, strlen(state), false);
 	ds_sess_ms(ms, s->duration_ns);
 	ds_sess_cell(&c[13], &q, ms, strlen(ms), false);
-	/* the rest: the SMC mode, as ds_sess_smc_mode() prints it */
+	/* the rest, a string: the SMC mode, as ds_sess_smc_mode() prints it */
 	n = ds_sess_mode(mode, s);
-	if (n)
-		ds_sess_cell(&c[14], &q, mode, n, false);
+	if (n) {
+		ds_sess_cell(&c[14], &q, mode, n + 1, false);
+		c[14].len = n;
+	}
 	return (size_t)(q - buf);
 }
 

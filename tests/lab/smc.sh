@@ -324,6 +324,8 @@ test_smc_r() {
 		"rxe0 $((2 * n * bytes)) $((2 * n * bytes)) 0 0" "$got"
 	check "show sessions: the TCP under each SMC-R socket is SMCR, both ends" \
 		"6105 client SMCR $n;6105 server SMCR $n;" "$(smc_sess_modes 6105 | tr '\n' ';')"
+	check "show sessions: in text, the mode after the columns" "$((2 * n))" \
+		"$($DS show sessions closed | awk '($4 == 6105 || $6 == 6105) && $NF == "SMCR"' | wc -l)"
 	$SG hold 2 6106 smc > "$TMP/hold" &
 	holder=$!
 	defer kill_quiet $holder
