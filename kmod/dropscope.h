@@ -275,6 +275,10 @@ struct ds_rule {
 #define DS_M_TO_FIELDS(m)	(((m) & DS_M_PACKET) >> 2)
 
 void ds_rules_judge(struct ds_site *site);
+int ds_rule_validate(const struct ds_rule *r, struct genl_info *info);
+bool ds_rule_matches_drop(const struct ds_rule *r, const struct sk_buff *skb,
+			  unsigned long loc, u32 reason);
+u32 ds_drop_netns(const struct sk_buff *skb);
 int ds_rules_judge_smc(u32 code, bool *masked);
 bool ds_rules_mask_drop(const struct sk_buff *skb, unsigned long loc,
 			u32 reason);
@@ -407,6 +411,25 @@ void ds_smc_exit(void);
  */
 size_t ds_smc_size(void);
 int ds_smc_fill(struct sk_buff *msg);
+
+/* ---- capture.c: dropped packets, filtered, to their capturing socket -- */
+
+struct ds_cap;
+struct nlattr;
+DECLARE_STATIC_KEY_FALSE(ds_cap_key);
+void ds_capture(const struct sk_buff *skb, void *location, u32 reason);
+void ds_capture_drain(void);
+void ds_capture_end_all(void);
+int ds_capture_start(struct nlattr **tb, const struct ds_rule *rule,
+		     struct genl_info *info, u32 *id);
+struct ds_cap *ds_capture_stop(u32 id, u32 portid,
+			       struct netlink_ext_ack *extack);
+int ds_capture_fill(struct sk_buff *msg, const void *cap);
+void ds_capture_free(struct ds_cap *c);
+int ds_capture_init(void);
+void ds_capture_exit(void);
+/* The header of a DROPSCOPE_CMD_CAPTURE message (netlink.c). */
+void *ds_nl_capture_put(struct sk_buff *skb);
 
 /* ---- smcbtf.c: the layout of smc.ko's sockets, from BTF --------------- */
 

@@ -67,11 +67,16 @@ static int __init ds_init(void)
 	err = ds_smc_init();
 	if (err)
 		goto err_sessions;
-	err = ds_nl_init();
+	err = ds_capture_init();
 	if (err)
 		goto err_smc;
+	err = ds_nl_init();
+	if (err)
+		goto err_capture;
 	return 0;
 
+err_capture:
+	ds_capture_exit();
 err_smc:
 	ds_smc_exit();
 err_sessions:
@@ -89,6 +94,7 @@ static void __exit ds_exit(void)
 {
 	ds_monitor_exit();
 	ds_nl_exit();
+	ds_capture_exit();
 	ds_monitor_free();
 	ds_smc_exit();
 	ds_sessions_exit();

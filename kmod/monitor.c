@@ -149,6 +149,8 @@ int ds_stop(struct netlink_ext_ack *extack)
 	cancel_delayed_work(&mon.work);
 	ds_fold_all();
 	ds_alert_all();
+	/* nothing more to capture: what is buffered goes out, and the end */
+	ds_capture_end_all();
 	return 0;
 }
 
@@ -171,6 +173,7 @@ static void ds_work_fn(struct work_struct *work)
 	if (mon.running) {
 		ds_fold_all();
 		ds_alert_all();
+		ds_capture_drain();
 		ds_schedule();
 	}
 	mutex_unlock(&ds_lock);
@@ -193,6 +196,7 @@ void ds_monitor_exit(void)
 	mon.exiting = true;
 	ds_detach_all();
 	mon.running = false;
+	ds_capture_end_all();
 	mutex_unlock(&ds_lock);
 	cancel_delayed_work_sync(&mon.work);
 }

@@ -58,6 +58,19 @@ static const struct nla_policy ds_mask_policy[DROPSCOPE_A_MAX + 1] = {
 	[DROPSCOPE_A_RULE] = NLA_POLICY_NESTED(ds_rule_policy),
 };
 
+static const struct nla_policy
+ds_capture_policy[DROPSCOPE_CAPTURE_A_MAX + 1] = {
+	[DROPSCOPE_CAPTURE_A_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[DROPSCOPE_CAPTURE_A_FILTER] = { .type = NLA_BINARY },
+	[DROPSCOPE_CAPTURE_A_SNAPLEN] = NLA_POLICY_RANGE(NLA_U32, 1, 65535),
+	[DROPSCOPE_CAPTURE_A_ALL] = { .type = NLA_FLAG },
+};
+
+static const struct nla_policy ds_capture_req_policy[DROPSCOPE_A_MAX + 1] = {
+	[DROPSCOPE_A_RULE] = NLA_POLICY_NESTED(ds_rule_policy),
+	[DROPSCOPE_A_CAPTURE] = NLA_POLICY_NESTED(ds_capture_policy),
+};
+
 /* Put one site nest; delta only in alerts. */
 int ds_nl_put_site(struct sk_buff *skb, const struct ds_site *site,
 		   bool alert)
@@ -149,6 +162,12 @@ int ds_nl_put_session(struct sk_buff *skb, const void *arg)
 int ds_nl_put_alert_site(struct sk_buff *skb, const void *site)
 {
 	return ds_nl_put_site(skb, site, true);
+}
+
+/* The header of a capture's message, to its socket. */
+void *ds_nl_capture_put(struct sk_buff *skb)
+{
+	return genlmsg_put(skb, 0, 0, &ds_family, 0, DROPSCOPE_CMD_CAPTURE);
 }
 
 /* The header of an alert message; genlmsg_end() it with what this returns. */
@@ -554,27 +573,9 @@ static int ds_rule_nest(struct genl_info *info, struct nlattr **tb)
 				info->extack);
 }
 
-static int ds_cmd_mask_add(struct sk_buff *skb, struct genl_info *info)
+/* The fields of a rule nest tb into r (a mask rule's, or a capture's). */
+static void ds_rule_fields(struct nlattr **tb, struct ds_rule *r)
 {
-	struct nlattr *tb[DROPSCOPE_RULE_A_MAX + 1];
-	struct ds_rule rule = { 0 }, *r = &rule;
-	int err;
-
-	err = ds_rule_nest(info, tb);
-	if (err)
-		return err;
-	if (tb[DROPSCOPE_RULE_A_ID]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[DROPSCOPE_RULE_A_ID],
-				    "the kernel gives rule ids");
-		return -EINVAL;
-	}
-	if (!tb[DROPSCOPE_RULE_A_LOC_START] != !tb[DROPSCOPE_RULE_A_LOC_END]) {
-		NL_SET_ERR_MSG(info->extack,
-			       "site: give both start and end of the range");
-		return -EINVAL;
-	}
-	if (tb[DROPSCOPE_RULE_A_MODE])
-		r->mode = nla_get_u8(tb[DROPSCOPE_RULE_A_MODE]);
 	if (tb[DROPSCOPE_RULE_A_LOC_START]) {
 		r->match |= DS_M_LOC;
 		r->start = nla_get_u64(tb[DROPSCOPE_RULE_A_LOC_START]);
@@ -604,11 +605,127 @@ static int ds_cmd_mask_add(struct sk_buff *skb, struct genl_info *info)
 		r->match |= DS_M_SMC;
 		r->smc = nla_get_u32(tb[DROPSCOPE_RULE_A_SMC_REASON]);
 	}
+}
+
+static int ds_cmd_mask_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DROPSCOPE_RULE_A_MAX + 1];
+	struct ds_rule rule = { 0 }, *r = &rule;
+	int err;
+
+	err = ds_rule_nest(info, tb);
+	if (err)
+		return err;
+	if (tb[DROPSCOPE_RULE_A_ID]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DROPSCOPE_RULE_A_ID],
+				    "the kernel gives rule ids");
+		return -EINVAL;
+	}
+	if (!tb[DROPSCOPE_RULE_A_LOC_START] != !tb[DROPSCOPE_RULE_A_LOC_END]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "site: give both start and end of the range");
+		return -EINVAL;
+	}
+	if (tb[DROPSCOPE_RULE_A_MODE])
+		r->mode = nla_get_u8(tb[DROPSCOPE_RULE_A_MODE]);
+	ds_rule_fields(tb, r);
 	err = ds_rule_add(r, info);
 	if (err)
 		return err;
 	return ds_reply(info, DROPSCOPE_CMD_MASK_ADD, NLMSG_GOODSIZE,
 			ds_put_rule, r);
+}
+
+static int ds_fill_capture_id(struct sk_buff *msg, const void *id)
+{
+	struct nlattr *nest = nla_nest_start(msg, DROPSCOPE_A_CAPTURE);
+
+	if (!nest ||
+	    nla_put_u32(msg, DROPSCOPE_CAPTURE_A_ID, *(const u32 *)id))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* DROPSCOPE_A_CAPTURE of a request, parsed into tb. */
+static int ds_capture_nest(struct genl_info *info, struct nlattr **tb)
+{
+	if (!info->attrs[DROPSCOPE_A_CAPTURE]) {
+		NL_SET_ERR_MSG(info->extack, "capture: no capture nest given");
+		return -EINVAL;
+	}
+	return nla_parse_nested(tb, DROPSCOPE_CAPTURE_A_MAX,
+				info->attrs[DROPSCOPE_A_CAPTURE],
+				ds_capture_policy, info->extack);
+}
+
+static int ds_cmd_capture_start(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DROPSCOPE_CAPTURE_A_MAX + 1];
+	struct nlattr *rt[DROPSCOPE_RULE_A_MAX + 1];
+	struct ds_rule rule = { 0 };
+	u32 id;
+	int err;
+
+	err = ds_capture_nest(info, tb);
+	if (err)
+		return err;
+	if (tb[DROPSCOPE_CAPTURE_A_ID]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DROPSCOPE_CAPTURE_A_ID],
+				    "the kernel gives capture ids");
+		return -EINVAL;
+	}
+	if (info->attrs[DROPSCOPE_A_RULE]) {
+		err = ds_rule_nest(info, rt);
+		if (err)
+			return err;
+		if (rt[DROPSCOPE_RULE_A_ID] || rt[DROPSCOPE_RULE_A_MODE] ||
+		    rt[DROPSCOPE_RULE_A_SMC_REASON]) {
+			NL_SET_ERR_MSG(info->extack,
+				       "capture: its rule takes no id, mode or SMC reason");
+			return -EINVAL;
+		}
+		if (!rt[DROPSCOPE_RULE_A_LOC_START] !=
+		    !rt[DROPSCOPE_RULE_A_LOC_END]) {
+			NL_SET_ERR_MSG(info->extack,
+				       "site: give both start and end of the range");
+			return -EINVAL;
+		}
+		ds_rule_fields(rt, &rule);
+		err = ds_rule_validate(&rule, info);
+		if (err)
+			return err;
+	}
+	err = ds_capture_start(tb, rule.match ? &rule : NULL, info, &id);
+	if (err)
+		return err;
+	return ds_reply(info, DROPSCOPE_CMD_CAPTURE, NLMSG_GOODSIZE,
+			ds_fill_capture_id, &id);
+}
+
+static int ds_cmd_capture_stop(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DROPSCOPE_CAPTURE_A_MAX + 1];
+	struct ds_cap *c;
+	int err;
+
+	err = ds_capture_nest(info, tb);
+	if (err)
+		return err;
+	if (!tb[DROPSCOPE_CAPTURE_A_ID] || tb[DROPSCOPE_CAPTURE_A_FILTER] ||
+	    tb[DROPSCOPE_CAPTURE_A_SNAPLEN] || tb[DROPSCOPE_CAPTURE_A_ALL]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "capture stop: give the capture's id alone");
+		return -EINVAL;
+	}
+	c = ds_capture_stop(nla_get_u32(tb[DROPSCOPE_CAPTURE_A_ID]),
+			    info->snd_portid, info->extack);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	err = ds_reply(info, DROPSCOPE_CMD_CAPTURE, NLMSG_GOODSIZE,
+		       ds_capture_fill, c);
+	ds_capture_free(c);
+	return err;
 }
 
 static int ds_cmd_mask_del(struct sk_buff *skb, struct genl_info *info)
@@ -653,7 +770,8 @@ static int ds_dump_rules(struct sk_buff *skb, struct netlink_callback *cb)
  * Every command needs CAP_NET_ADMIN in the initial user namespace: dumps
  * carry kernel addresses. Only START, CONFIG_SET, MASK_ADD and MASK_DEL
  * take attributes: the core rejects any attribute sent to an op without a
- * policy. The ops and policies follow the YNL spec
+ * policy (CAPTURE_START and CAPTURE_STOP take theirs). The ops and
+ * policies follow the YNL spec
  * Documentation/netlink/specs/dropscope.yaml.
  */
 static const struct genl_ops ds_ops[] = {
@@ -738,6 +856,20 @@ static const struct genl_ops ds_ops[] = {
 	{
 		.cmd = DROPSCOPE_CMD_SMC_GET,
 		.doit = ds_cmd_smc_get,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_CAPTURE_START,
+		.doit = ds_cmd_capture_start,
+		.policy = ds_capture_req_policy,
+		.maxattr = DROPSCOPE_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_CAPTURE_STOP,
+		.doit = ds_cmd_capture_stop,
+		.policy = ds_capture_req_policy,
+		.maxattr = DROPSCOPE_A_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

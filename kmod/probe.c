@@ -171,6 +171,12 @@ notrace void ds_drop_fields(const struct sk_buff *skb, u32 fields,
 		k->l4 = ds_packet_l4(skb);
 }
 
+/* The netns of a drop, as rules match it: for captures (capture.c). */
+notrace u32 ds_drop_netns(const struct sk_buff *skb)
+{
+	return ds_packet_netns(skb);
+}
+
 /*
  * Apply a filter: first everything that makes drops keyed by more (a field
  * turned on, a device added to the gate, the gate opened), then everything
@@ -340,6 +346,8 @@ static noinline notrace void ds_count_sess(const struct sk_buff *skb,
  */
 static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 {
+	if (static_branch_unlikely(&ds_cap_key))
+		ds_capture(skb, location, reason);
 	if (static_branch_unlikely(&ds_sess_drops_key) &&
 	    ((unsigned long)skb->sk | (unsigned long)DS_KFREE_SKB_RX_SK))
 		return ds_count_sess(skb, location, reason, DS_KFREE_SKB_RX_SK);

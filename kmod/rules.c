@@ -156,6 +156,19 @@ notrace bool ds_rules_mask_drop(const struct sk_buff *skb, unsigned long loc,
 	return masked;
 }
 
+/* Does rule r match this drop? Any context, as ds_rules_mask_drop(). */
+notrace bool ds_rule_matches_drop(const struct ds_rule *r,
+				  const struct sk_buff *skb, unsigned long loc,
+				  u32 reason)
+{
+	struct ds_key k = { .loc = loc, .reason = reason };
+	u32 fields = DS_M_TO_FIELDS(r->match);
+
+	if (fields)
+		ds_drop_fields(skb, fields, &k);
+	return ds_rule_matches(r, &k);
+}
+
 u32 ds_rules_gen(void)
 {
 	return rs.gen;
@@ -358,6 +371,12 @@ static int ds_rule_check(const struct ds_rule *r, struct genl_info *info)
 		return -ENODEV;
 	}
 	return 0;
+}
+
+/* A rule that is no mask, a capture's: checked as a mask rule is. */
+int ds_rule_validate(const struct ds_rule *r, struct genl_info *info)
+{
+	return ds_rule_check(r, info);
 }
 
 int ds_rule_add(struct ds_rule *rule, struct genl_info *info)

@@ -176,6 +176,58 @@
  *         DROPSCOPE_SMC_A_FALLBACKS_MASKED, never alerted; HITS counts
  *         the fallbacks it decided.
  *
+ * DROPSCOPE_CMD_CAPTURE_START: takes one DROPSCOPE_A_CAPTURE nest with
+ *     DROPSCOPE_CAPTURE_A_FILTER (optional): a classic BPF program, an
+ *         array of struct sock_filter, as libpcap compiles a tcpdump
+ *         expression for raw IP packets (DLT_RAW): offsets from the
+ *         network header. The module runs it on every drop that passes the
+ *         other tests, before copying anything; it is checked by the
+ *         kernel's classic BPF checker. Loads of the packet's length and
+ *         of ancillary data, and offsets of 0xff000 and beyond, are
+ *         refused.
+ *     DROPSCOPE_CAPTURE_A_SNAPLEN: NLA_U32, 1 to 65535 (default 65535):
+ *         the bytes kept of each packet, from its network header
+ *     DROPSCOPE_CAPTURE_A_ALL: NLA_FLAG: drops the mask rules hide too
+ *         (default: the rules' verdict on each drop decides, as it does
+ *         for the drops of sessions)
+ *     and, optionally, one DROPSCOPE_A_RULE nest of the fields a mask rule
+ *     takes (site, reason, device, netns, l3, l4; no mode, no SMC reason):
+ *     only drops that match it are captured. Drops pass the rule, the
+ *     mask verdict, then the filter. A drop whose skb has no network
+ *     header set (offset 0) is never captured: it is counted in
+ *     DROPSCOPE_CAPTURE_A_NO_NETWORK. Needs DROPSCOPE_PART_DROPS running.
+ *     At most DROPSCOPE_MAX_CAPTURES at once. Replies with DROPSCOPE_CMD_
+ *     CAPTURE and the capture's id. Only the socket that started a capture
+ *     receives its packets and may stop it; closing that socket ends it.
+ *
+ * DROPSCOPE_CMD_CAPTURE_STOP: takes DROPSCOPE_A_CAPTURE with
+ *     DROPSCOPE_CAPTURE_A_ID. Sends what is still buffered, then replies
+ *     with the capture's counters, DROPSCOPE_CAPTURE_A_END set.
+ *
+ * DROPSCOPE_CMD_CAPTURE: sent by the kernel to the capturing socket only:
+ *     every interval, the packets buffered since the last one, as many
+ *     DROPSCOPE_A_PACKET nests as fit a message, with DROPSCOPE_A_CAPTURE
+ *     (ID and the counters so far). When the capture ends without a
+ *     CAPTURE_STOP (monitoring stopped, the module unloads), a last one
+ *     has DROPSCOPE_CAPTURE_A_END.
+ *
+ * DROPSCOPE_A_CAPTURE counters (NLA_U64): DROPSCOPE_CAPTURE_A_MATCHED,
+ *     drops that passed every test; of them _CAPTURED, delivered;
+ *     _LOST_BUFFER, that found the CPU's buffer full; _LOST_SOCKET, whose
+ *     message the socket had no room for. MATCHED = CAPTURED +
+ *     LOST_BUFFER + LOST_SOCKET once the capture has ended.
+ *
+ * DROPSCOPE_A_PACKET:
+ *     DROPSCOPE_PACKET_A_TSTAMP: NLA_U64, CLOCK_REALTIME ns of the drop
+ *     DROPSCOPE_PACKET_A_LOCATION: NLA_U64, the site, as in sites
+ *     DROPSCOPE_PACKET_A_REASON: NLA_U32, the drop reason
+ *     DROPSCOPE_PACKET_A_IFINDEX: NLA_U32, the input interface (skb_iif)
+ *     DROPSCOPE_PACKET_A_NETNS: NLA_U32, the netns inode (as rules use it)
+ *     DROPSCOPE_PACKET_A_PROTOCOL: NLA_U16, skb->protocol, host order
+ *     DROPSCOPE_PACKET_A_LEN: NLA_U32, the packet's length from its
+ *         network header
+ *     DROPSCOPE_PACKET_A_DATA: binary, its first snaplen bytes of that
+ *
  * DROPSCOPE_A_SESSION:
  *     DROPSCOPE_SESSION_A_COOKIE: NLA_U64, the socket's cookie (ss -e
  *         shows it as sk:)
@@ -326,6 +378,9 @@ enum dropscope_cmd {
 	DROPSCOPE_CMD_SESSIONS_GET,
 	DROPSCOPE_CMD_CLOSED_GET,
 	DROPSCOPE_CMD_SMC_GET,
+	DROPSCOPE_CMD_CAPTURE_START,
+	DROPSCOPE_CMD_CAPTURE_STOP,
+	DROPSCOPE_CMD_CAPTURE,
 	__DROPSCOPE_CMD_MAX
 };
 
@@ -357,6 +412,8 @@ enum dropscope_attr {
 	DROPSCOPE_A_SMC_LINK_DOWNS_DELTA,
 	DROPSCOPE_A_SMC_OWNER,
 	DROPSCOPE_A_SMC_DEV,
+	DROPSCOPE_A_CAPTURE,
+	DROPSCOPE_A_PACKET,
 	__DROPSCOPE_A_MAX
 };
 
@@ -550,5 +607,42 @@ enum dropscope_smc_dev_attr {
 };
 
 #define DROPSCOPE_SMC_DEV_A_MAX (__DROPSCOPE_SMC_DEV_A_MAX - 1)
+
+/* Captures at once. */
+#define DROPSCOPE_MAX_CAPTURES	4
+
+enum dropscope_capture_attr {
+	DROPSCOPE_CAPTURE_A_UNSPEC,
+	DROPSCOPE_CAPTURE_A_PAD,
+	DROPSCOPE_CAPTURE_A_ID,
+	DROPSCOPE_CAPTURE_A_FILTER,
+	DROPSCOPE_CAPTURE_A_SNAPLEN,
+	DROPSCOPE_CAPTURE_A_ALL,
+	DROPSCOPE_CAPTURE_A_MATCHED,
+	DROPSCOPE_CAPTURE_A_CAPTURED,
+	DROPSCOPE_CAPTURE_A_LOST_BUFFER,
+	DROPSCOPE_CAPTURE_A_LOST_SOCKET,
+	DROPSCOPE_CAPTURE_A_NO_NETWORK,
+	DROPSCOPE_CAPTURE_A_END,
+	__DROPSCOPE_CAPTURE_A_MAX
+};
+
+#define DROPSCOPE_CAPTURE_A_MAX (__DROPSCOPE_CAPTURE_A_MAX - 1)
+
+enum dropscope_packet_attr {
+	DROPSCOPE_PACKET_A_UNSPEC,
+	DROPSCOPE_PACKET_A_PAD,
+	DROPSCOPE_PACKET_A_TSTAMP,
+	DROPSCOPE_PACKET_A_LOCATION,
+	DROPSCOPE_PACKET_A_REASON,
+	DROPSCOPE_PACKET_A_IFINDEX,
+	DROPSCOPE_PACKET_A_NETNS,
+	DROPSCOPE_PACKET_A_PROTOCOL,
+	DROPSCOPE_PACKET_A_LEN,
+	DROPSCOPE_PACKET_A_DATA,
+	__DROPSCOPE_PACKET_A_MAX
+};
+
+#define DROPSCOPE_PACKET_A_MAX (__DROPSCOPE_PACKET_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_DROPSCOPE_H */

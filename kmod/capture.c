@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Captures: the dropped packets themselves, filtered in the kernel.
+ *
+ * A capture belongs to the netlink socket that started it. The drop probe
+ * (probe.c) hands every drop to ds_capture() while a capture exists; each
+ * capture tests, in this order, its rule (the fields of a mask rule), the
+ * mask rules' verdict on the drop (unless it takes masked drops too), the
+ * network header, and its classic BPF filter, and copies what passes into
+ * its buffer on this CPU: a ring of records, the drop's metadata and the
+ * packet's first snaplen bytes from its network header. A drop that does
+ * not pass costs those tests and nothing more.
+ *
+ * The filter is what libpcap compiles for raw IP packets: offsets from
+ * the network header, which the kernel's filters reach at SKF_NET_OFF.
+ * Its loads are moved there before the kernel's checker
+ * (bpf_prog_create()) checks and converts it, so that it reads the
+ * packet's network header wherever skb->data points at the drop.
+ *
+ * Each interval the monitor's worker drains the rings into DROPSCOPE_CMD_
+ * CAPTURE messages for that socket alone, as many packets to a message as
+ * fit. A drop that finds its ring full, and a message the socket has no
+ * room for, are counted, never silent.
+ *
+ * Contexts: ds_capture() runs in the probe, any context, with preemption
+ * off; it writes this CPU's ring only, with local interrupts off while it
+ * does (a drop in an interrupt on the same CPU waits). The rest runs under
+ * ds_lock in process context. The captures are published with RCU; a
+ * capture is drained and freed once a grace period has passed since it
+ * was taken away: no probe sees it then.
+ */
+
+/* KBUILD_MODNAME is "kmod/dropscope": the module's name is dropscope */
+#define pr_fmt(fmt) "dropscope: " fmt
+
+#include <linux/filter.h>
+#include <linux/netlink.h>
+#include <linux/notifier.h>
+#include <linux/percpu.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+#include <uapi/linux/dropscope.h>
+
+#include "dropscope.h"
+
+/* Each capture's ring on each CPU; a power of two */
+#define DS_CAP_RING	(256U << 10)
+/* filter offsets below this reach the packet, above it ancillary data */
+#define DS_CAP_MAX_OFF	0xff000U
+/* a record that only pads the ring to its end */
+#define DS_CAP_PAD	0xffffffffU
+
+/* A record in a ring, 8-byte aligned, followed by caplen bytes. */
+struct ds_cap_rec {
+	u32 size;		/* the record's bytes, or DS_CAP_PAD's */
+	u32 reason;
+	u64 tstamp;
+	u64 location;
+	u32 ifindex;
+	u32 netns;
+	u32 len;		/* from the network header */
+	u16 protocol;
+	u16 caplen;
+};
+
+/* One CPU's ring of one capture: written by that CPU, read by the drain. */
+struct ds_cap_cpu {
+	u8 *buf;
+	u32 head;		/* bytes written; published with release */
+	u32 tail;		/* bytes drained; published with release */
+	local64_t matched;
+	local64_t lost;		/* the ring was full */
+	local64_t no_network;
+};
+
+struct ds_cap {
+	u32 id;
+	u32 portid;		/* the socket that started it */
+	struct net *net;
+	struct bpf_prog *prog;	/* NULL: every packet */
+	struct ds_rule rule;	/* rule.match 0: every drop */
+	bool all;		/* masked drops too */
+	u32 snaplen;
+	struct ds_cap_cpu __percpu *pc;
+	/* under ds_lock */
+	u64 captured;
+	u64 lost_socket;
+};
+
+DEFINE_STATIC_KEY_FALSE(ds_cap_key);
+static struct ds_cap __rcu *ds_caps[DROPSCOPE_MAX_CAPTURES];
+static u32 ds_cap_last_id;	/* under ds_lock */
+
+/* ---- the drop path: any context, this CPU's ring only ------------------ */
+
+/* Copy the packet of a drop that passed c's tests into this CPU's ring. */
+static void ds_cap_copy(struct ds_cap *c, const struct sk_buff *skb,
+			unsigned long loc, u32 reason)
+{
+	struct ds_cap_cpu *pc = this_cpu_ptr(c->pc);
+	int off = skb_network_offset(skb);
+	u32 len = skb->len - off, caplen = min(len, c->snaplen);
+	u32 size = ALIGN(sizeof(struct ds_cap_rec) + caplen, 8);
+	u32 head, tail, at, pad;
+	struct ds_cap_rec *r;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	head = pc->head;
+	/* pairs with the smp_store_release() of the drain */
+	tail = smp_load_acquire(&pc->tail);
+	at = head & (DS_CAP_RING - 1);
+	pad = DS_CAP_RING - at < size ? DS_CAP_RING - at : 0;
+	if (head - tail + pad + size > DS_CAP_RING) {
+		local64_inc(&pc->lost);
+		goto out;
+	}
+	if (pad) {
+		((struct ds_cap_rec *)(pc->buf + at))->size = DS_CAP_PAD;
+		head += pad;
+		at = 0;
+	}
+	r = (struct ds_cap_rec *)(pc->buf + at);
+	if (skb_copy_bits(skb, off, r + 1, caplen)) {
+		/* nothing written past the pad: it stays a pad */
+		local64_inc(&pc->lost);
+		goto publish;
+	}
+	r->size = size;
+	r->reason = reason;
+	r->tstamp = ktime_get_real_ns();
+	r->location = loc;
+	r->ifindex = skb->skb_iif;
+	r->netns = ds_drop_netns(skb);
+	r->len = len;
+	r->protocol = ntohs(skb->protocol);
+	r->caplen = caplen;
+	head += size;
+publish:
+	/* the record, then the head: pairs with the drain's acquire */
+	smp_store_release(&pc->head, head);
+out:
+	local_irq_restore(flags);
+}
+
+/* A packet with its network header set (a fresh skb has offset 0). */
+static bool ds_cap_has_network(const struct sk_buff *skb)
+{
+	return skb->network_header &&
+	       skb->head + skb->network_header < skb_tail_pointer(skb);
+}
+
+/*
+ * Every drop while a capture exists. The mask rules' verdict is taken
+ * once, for the first capture that asks.
+ */
+noinline notrace void ds_capture(const struct sk_buff *skb, void *location,
+				 u32 reason)
+{
+	unsigned long loc = (unsigned long)location;
+	int masked = -1;
+	struct ds_cap *c;
+	u32 i;
+
+	for (i = 0; i < DROPSCOPE_MAX_CAPTURES; i++) {
+		c = rcu_dereference_sched(ds_caps[i]);
+		if (!c)
+			continue;
+		if (c->rule.match &&
+		    !ds_rule_matches_drop(&c->rule, skb, loc, reason))
+			continue;
+		if (!c->all) {
+			if (masked < 0)
+				masked = ds_rules_mask_drop(skb, loc, reason);
+			if (masked)
+				continue;
+		}
+		if (!ds_cap_has_network(skb)) {
+			local64_inc(&this_cpu_ptr(c->pc)->no_network);
+			continue;
+		}
+		if (c->prog && !bpf_prog_run(c->prog, (void *)skb))
+			continue;
+		local64_inc(&this_cpu_ptr(c->pc)->matched);
+		ds_cap_copy(c, skb, loc, reason);
+	}
+}
+
+/* ---- the drain: under ds_lock, process context ------------------------ */
+
+static int ds_cap_put_counters(struct sk_buff *msg, const struct ds_cap *c,
+			       bool end)
+{
+	u64 matched = 0, lost = 0, nonet = 0;
+	struct ds_cap_cpu *pc;
+	struct nlattr *nest;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		pc = per_cpu_ptr(c->pc, cpu);
+		matched += local64_read(&pc->matched);
+		lost += local64_read(&pc->lost);
+		nonet += local64_read(&pc->no_network);
+	}
+	nest = nla_nest_start(msg, DROPSCOPE_A_CAPTURE);
+	if (!nest ||
+	    nla_put_u32(msg, DROPSCOPE_CAPTURE_A_ID, c->id) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_CAPTURE_A_MATCHED, matched,
+			      DROPSCOPE_CAPTURE_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_CAPTURE_A_CAPTURED, c->captured,
+			      DROPSCOPE_CAPTURE_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_CAPTURE_A_LOST_BUFFER, lost,
+			      DROPSCOPE_CAPTURE_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_CAPTURE_A_LOST_SOCKET,
+			      c->lost_socket, DROPSCOPE_CAPTURE_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_CAPTURE_A_NO_NETWORK, nonet,
+			      DROPSCOPE_CAPTURE_A_PAD) ||
+	    (end && nla_put_flag(msg, DROPSCOPE_CAPTURE_A_END)))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int ds_cap_put_packet(struct sk_buff *msg, const struct ds_cap_rec *r)
+{
+	struct nlattr *nest = nla_nest_start(msg, DROPSCOPE_A_PACKET);
+
+	if (!nest ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_PACKET_A_TSTAMP, r->tstamp,
+			      DROPSCOPE_PACKET_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_PACKET_A_LOCATION, r->location,
+			      DROPSCOPE_PACKET_A_PAD) ||
+	    nla_put_u32(msg, DROPSCOPE_PACKET_A_REASON, r->reason) ||
+	    nla_put_u32(msg, DROPSCOPE_PACKET_A_IFINDEX, r->ifindex) ||
+	    nla_put_u32(msg, DROPSCOPE_PACKET_A_NETNS, r->netns) ||
+	    nla_put_u16(msg, DROPSCOPE_PACKET_A_PROTOCOL, r->protocol) ||
+	    nla_put_u32(msg, DROPSCOPE_PACKET_A_LEN, r->len) ||
+	    nla_put(msg, DROPSCOPE_PACKET_A_DATA, r->caplen, r + 1)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* The most a packet nest takes, its data included. */
+static size_t ds_cap_packet_size(u32 caplen)
+{
+	return nla_total_size(0) + 2 * nla_total_size_64bit(sizeof(u64)) +
+		4 * nla_total_size(sizeof(u32)) + nla_total_size(sizeof(u16)) +
+		nla_total_size(caplen);
+}
+
+/* A message of the capture's: its header and counters come at the end. */
+struct ds_cap_msg {
+	struct sk_buff *skb;
+	void *hdr;
+	u32 packets;
+};
+
+static int ds_cap_msg_new(struct ds_cap_msg *m, size_t need)
+{
+	m->skb = genlmsg_new(max_t(size_t, need + NLMSG_GOODSIZE / 8,
+				   32U << 10), GFP_KERNEL);
+	if (!m->skb)
+		return -ENOMEM;
+	m->hdr = ds_nl_capture_put(m->skb);
+	m->packets = 0;
+	if (!m->hdr) {
+		nlmsg_free(m->skb);
+		m->skb = NULL;
+		return -EMSGSIZE;
+	}
+	return 0;
+}
+
+/*
+ * Send m with c's counters. The packets of a message the socket refuses
+ * are lost to it, and counted; a socket that is gone ends nothing here
+ * (its release does).
+ */
+static void ds_cap_msg_send(struct ds_cap *c, struct ds_cap_msg *m, bool end)
+{
+	u32 n = m->packets;
+
+	if (!m->skb)
+		return;
+	/* counted as delivered before the counters are put: they say so */
+	c->captured += n;
+	if (ds_cap_put_counters(m->skb, c, end)) {
+		/* the room for them was kept: see ds_cap_drain_cpu() */
+		WARN_ON_ONCE(1);
+	}
+	genlmsg_end(m->skb, m->hdr);
+	if (genlmsg_unicast(c->net, m->skb, c->portid)) {
+		c->captured -= n;
+		c->lost_socket += n;
+	}
+	m->skb = NULL;
+}
+
+/* The room kept in every message for the counters */
+#define DS_CAP_COUNTERS_SIZE	(nla_total_size(0) + nla_total_size(4) + \
+				 5 * nla_total_size_64bit(8) + nla_total_size(0))
+
+/* Drain one CPU's ring of c into messages. */
+static void ds_cap_drain_cpu(struct ds_cap *c, struct ds_cap_cpu *pc,
+			     struct ds_cap_msg *m)
+{
+	/* pairs with the smp_store_release() in ds_cap_copy() */
+	u32 head = smp_load_acquire(&pc->head), tail = pc->tail;
+	const struct ds_cap_rec *r;
+	size_t need;
+
+	while (tail != head) {
+		r = (const struct ds_cap_rec *)(pc->buf +
+						(tail & (DS_CAP_RING - 1)));
+		if (r->size == DS_CAP_PAD) {
+			tail += DS_CAP_RING - (tail & (DS_CAP_RING - 1));
+			continue;
+		}
+		need = ds_cap_packet_size(r->caplen) + DS_CAP_COUNTERS_SIZE;
+		if (m->skb && skb_tailroom(m->skb) < need)
+			ds_cap_msg_send(c, m, false);
+		if (!m->skb && ds_cap_msg_new(m, need)) {
+			c->lost_socket++;
+			tail += r->size;
+			continue;
+		}
+		if (ds_cap_put_packet(m->skb, r))
+			c->lost_socket++;
+		else
+			m->packets++;
+		tail += r->size;
+	}
+	/* the records are copied: pairs with the acquire in ds_cap_copy() */
+	smp_store_release(&pc->tail, tail);
+}
+
+/* Everything c buffered, to its socket; with end, the last message. */
+static void ds_cap_drain(struct ds_cap *c, bool end)
+{
+	struct ds_cap_msg m = { 0 };
+	unsigned int cpu;
+
+	lockdep_assert_held(&ds_lock);
+	for_each_possible_cpu(cpu)
+		ds_cap_drain_cpu(c, per_cpu_ptr(c->pc, cpu), &m);
+	if (!m.skb && end)
+		ds_cap_msg_new(&m, DS_CAP_COUNTERS_SIZE);
+	ds_cap_msg_send(c, &m, end);
+}
+
+/* The worker, every interval. */
+void ds_capture_drain(void)
+{
+	struct ds_cap *c;
+	u32 i;
+
+	lockdep_assert_held(&ds_lock);
+	for (i = 0; i < DROPSCOPE_MAX_CAPTURES; i++) {
+		c = rcu_dereference_protected(ds_caps[i],
+					      lockdep_is_held(&ds_lock));
+		if (c)
+			ds_cap_drain(c, false);
+	}
+}
+
+/* ---- start and stop: under ds_lock ------------------------------------ */
+
+static void ds_cap_free(struct ds_cap *c)
+{
+	unsigned int cpu;
+
+	if (c->pc) {
+		for_each_possible_cpu(cpu)
+			kvfree(per_cpu_ptr(c->pc, cpu)->buf);
+		free_percpu(c->pc);
+	}
+	if (c->prog)
+		bpf_prog_destroy(c->prog);
+	if (c->net)
+		put_net(c->net);
+	kfree(c);
+}
+
+static u32 ds_cap_count(void)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < DROPSCOPE_MAX_CAPTURES; i++)
+		n += !!rcu_access_pointer(ds_caps[i]);
+	return n;
+}
+
+/*
+ * Take capture i away: no probe sees it once this returns; with drain,
+ * what it buffered is sent (end marks the last message, for a capture its
+ * socket did not stop itself). The caller frees it.
+ */
+static struct ds_cap *ds_cap_remove(u32 i, bool drain, bool end)
+{
+	struct ds_cap *c = rcu_dereference_protected(ds_caps[i],
+						     lockdep_is_held(&ds_lock));
+
+	RCU_INIT_POINTER(ds_caps[i], NULL);
+	if (!ds_cap_count())
+		static_branch_disable(&ds_cap_key);
+	/* the probes run under preempt_disable(): none copies into c now */
+	synchronize_rcu();
+	if (drain)
+		ds_cap_drain(c, end);
+	return c;
+}
+
+/*
+ * Move the filter's packet loads to the network header, and refuse what
+ * the packet seen from there cannot answer. The kernel's checker judges
+ * the rest.
+ */
+static int ds_cap_filter_fix(struct sock_filter *f, u32 n,
+			     struct netlink_ext_ack *extack)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u16 code = f[i].code;
+
+		switch (code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+		case BPF_LD | BPF_H | BPF_ABS:
+		case BPF_LD | BPF_B | BPF_ABS:
+		case BPF_LD | BPF_W | BPF_IND:
+		case BPF_LD | BPF_H | BPF_IND:
+		case BPF_LD | BPF_B | BPF_IND:
+		case BPF_LDX | BPF_B | BPF_MSH:
+			if (f[i].k >= DS_CAP_MAX_OFF) {
+				NL_SET_ERR_MSG(extack,
+					       "filter: an offset of 0xff000 or beyond, or ancillary data: not a packet's bytes");
+				return -EINVAL;
+			}
+			f[i].k += SKF_NET_OFF;
+			break;
+		case BPF_LD | BPF_W | BPF_LEN:
+		case BPF_LDX | BPF_W | BPF_LEN:
+			NL_SET_ERR_MSG(extack,
+				       "filter: the packet's length (len, greater, less) is not known to a drop's filter");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int ds_cap_filter(struct ds_cap *c, const struct nlattr *a,
+			 struct netlink_ext_ack *extack)
+{
+	struct sock_fprog_kern fprog;
+	u32 len = nla_len(a), n = len / sizeof(struct sock_filter);
+	struct sock_filter *f;
+	int err;
+
+	if (!n || len % sizeof(struct sock_filter) || n > BPF_MAXINSNS) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    "filter: 1 to 4096 struct sock_filter instructions");
+		return -EINVAL;
+	}
+	f = kmemdup(nla_data(a), len, GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	err = ds_cap_filter_fix(f, n, extack);
+	if (err)
+		goto out;
+	fprog.len = n;
+	fprog.filter = f;
+	err = bpf_prog_create(&c->prog, &fprog);
+	if (err) {
+		c->prog = NULL;
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    "filter: refused by the kernel's classic BPF checker");
+	}
+out:
+	kfree(f);
+	return err;
+}
+
+int ds_capture_start(struct nlattr **tb, const struct ds_rule *rule,
+		     struct genl_info *info, u32 *id)
+{
+	struct ds_cap *c;
+	unsigned int cpu;
+	u32 i, slot = DROPSCOPE_MAX_CAPTURES;
+	int err;
+
+	lockdep_assert_held(&ds_lock);
+	if (!(ds_running_parts() & DROPSCOPE_PART_DROPS)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "capture: the drops part is not running (start it first)");
+		return -ENOTCONN;
+	}
+	for (i = 0; i < DROPSCOPE_MAX_CAPTURES; i++)
+		if (!rcu_access_pointer(ds_caps[i]))
+			slot = min(slot, i);
+	if (slot == DROPSCOPE_MAX_CAPTURES) {
+		NL_SET_ERR_MSG(info->extack, "capture: 4 captures run already");
+		return -ENOSPC;
+	}
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->snaplen = 65535;
+	if (tb[DROPSCOPE_CAPTURE_A_SNAPLEN])
+		c->snaplen = nla_get_u32(tb[DROPSCOPE_CAPTURE_A_SNAPLEN]);
+	c->all = nla_get_flag(tb[DROPSCOPE_CAPTURE_A_ALL]);
+	if (rule)
+		c->rule = *rule;
+	if (tb[DROPSCOPE_CAPTURE_A_FILTER]) {
+		err = ds_cap_filter(c, tb[DROPSCOPE_CAPTURE_A_FILTER],
+				    info->extack);
+		if (err)
+			goto err;
+	}
+	err = -ENOMEM;
+	c->pc = alloc_percpu(struct ds_cap_cpu);
+	if (!c->pc)
+		goto err;
+	for_each_possible_cpu(cpu) {
+		per_cpu_ptr(c->pc, cpu)->buf =
+			kvmalloc_node(DS_CAP_RING, GFP_KERNEL, cpu_to_node(cpu));
+		if (!per_cpu_ptr(c->pc, cpu)->buf)
+			goto err;
+	}
+	c->net = get_net(genl_info_net(info));
+	c->portid = info->snd_portid;
+	c->id = ++ds_cap_last_id;
+	rcu_assign_pointer(ds_caps[slot], c);
+	static_branch_enable(&ds_cap_key);
+	*id = c->id;
+	return 0;
+err:
+	ds_cap_free(c);
+	return err;
+}
+
+/*
+ * Stop capture id of the socket portid: what it buffered goes out. The
+ * caller replies with its counters (ds_capture_fill()), then frees it
+ * (ds_capture_free()).
+ */
+struct ds_cap *ds_capture_stop(u32 id, u32 portid,
+			       struct netlink_ext_ack *extack)
+{
+	struct ds_cap *c;
+	u32 i;
+
+	lockdep_assert_held(&ds_lock);
+	for (i = 0; i < DROPSCOPE_MAX_CAPTURES; i++) {
+		c = rcu_dereference_protected(ds_caps[i],
+					      lockdep_is_held(&ds_lock));
+		if (!c || c->id != id)
+			continue;
+		if (c->portid != portid) {
+			NL_SET_ERR_MSG(extack,
+				       "capture: it belongs to another socket");
+			return ERR_PTR(-EPERM);
+		}
+		return ds_cap_remove(i, true, false);
+	}
+	NL_SET_ERR_MSG(extack, "capture: no capture has this id");
+	return ERR_PTR(-ENOENT);
+}
+
+void ds_capture_free(struct ds_cap *c)
+{
+	ds_cap_free(c);
+}
+
+/* The counters of a stopped capture, for the STOP reply. */
+int ds_capture_fill(struct sk_buff *msg, const void *cap)
+{
+	return ds_cap_put_counters(msg, cap, true);
+}
+
+/* Monitoring stops, or the module goes: every capture ends, drained. */
+void ds_capture_end_all(void)
+{
+	u32 i;
+
+	lockdep_assert_held(&ds_lock);
+	for (i = 0; i < DROPSCOPE_MAX_CAPTURES; i++)
+		if (rcu_access_pointer(ds_caps[i]))
+			ds_cap_free(ds_cap_remove(i, true, true));
+}
+
+/* A netlink socket is released: its captures end, with nobody to tell. */
+static int ds_cap_notify(struct notifier_block *nb, unsigned long event,
+			 void *ptr)
+{
+	struct netlink_notify *n = ptr;
+	struct ds_cap *c;
+	u32 i;
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
+		return NOTIFY_DONE;
+	mutex_lock(&ds_lock);
+	for (i = 0; i < DROPSCOPE_MAX_CAPTURES; i++) {
+		c = rcu_dereference_protected(ds_caps[i],
+					      lockdep_is_held(&ds_lock));
+		if (c && c->portid == n->portid && net_eq(c->net, n->net))
+			ds_cap_free(ds_cap_remove(i, false, false));
+	}
+	mutex_unlock(&ds_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ds_cap_nb = {
+	.notifier_call = ds_cap_notify,
+};
+
+int ds_capture_init(void)
+{
+	return netlink_register_notifier(&ds_cap_nb);
+}
+
+/* After ds_monitor_exit(): every capture ended with monitoring. */
+void ds_capture_exit(void)
+{
+	netlink_unregister_notifier(&ds_cap_nb);
+}
