@@ -71,6 +71,10 @@ static const struct nla_policy ds_capture_req_policy[DROPSCOPE_A_MAX + 1] = {
 	[DROPSCOPE_A_CAPTURE] = NLA_POLICY_NESTED(ds_capture_policy),
 };
 
+static const struct nla_policy ds_capture_stop_policy[DROPSCOPE_A_MAX + 1] = {
+	[DROPSCOPE_A_CAPTURE] = NLA_POLICY_NESTED(ds_capture_policy),
+};
+
 /* Put one site nest; delta only in alerts. */
 int ds_nl_put_site(struct sk_buff *skb, const struct ds_site *site,
 		   bool alert)
@@ -868,7 +872,7 @@ static const struct genl_ops ds_ops[] = {
 	{
 		.cmd = DROPSCOPE_CMD_CAPTURE_STOP,
 		.doit = ds_cmd_capture_stop,
-		.policy = ds_capture_req_policy,
+		.policy = ds_capture_stop_policy,
 		.maxattr = DROPSCOPE_A_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},
