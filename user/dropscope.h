@@ -55,6 +55,8 @@ int ds_nl_do(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn, void *arg);
 int ds_nl_dump(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn,
 	       void (*reset)(void *arg), void *arg);
 int ds_nl_join_alerts(struct ds_nl *nl);
+int ds_nl_listen(struct ds_nl *nl);
+void ds_nl_blocking(struct ds_nl *nl);
 int ds_nl_fd(struct ds_nl *nl);
 /* Did dropscope.ko go away? Seen on a socket that joined the alerts. */
 bool ds_nl_gone(struct ds_nl *nl);
@@ -194,6 +196,10 @@ int ds_reasons_get(struct ds_ctx *ctx, struct ds_reasons *r);
 int ds_stat_get(struct ds_ctx *ctx, int attr, uint64_t *v);
 
 /* mask.c */
+int ds_ctx_syms(struct ds_ctx *ctx);
+/* FIELD VALUE pairs of a rule into msg, inside its open DROPSCOPE_A_RULE */
+int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
+		  struct nl_msg *msg);
 int cmd_mask_add(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		 char **argv);
 int cmd_mask_only(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
@@ -294,6 +300,17 @@ int ds_top_parse(struct ds_top_args *t, int argc, char **argv,
 		 const char **err);
 int cmd_top(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	    char **argv);
+
+/* capture.c */
+int cmd_capture(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		char **argv);
+/* The file's blocks, in pcapng (pcapng.c, tested without a kernel). */
+struct ds_pcapng;
+struct ds_pcapng *ds_pcapng_open(FILE *f, uint32_t snaplen);
+int ds_pcapng_write(struct ds_pcapng *w, uint64_t ns, uint32_t ifindex,
+		    uint16_t protocol, const void *data, uint32_t caplen,
+		    uint32_t len, const char *comment);
+int ds_pcapng_close(struct ds_pcapng *w);
 
 /* watch.c: the loop of watch, watch sessions and top */
 struct ds_loop {

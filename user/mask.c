@@ -135,7 +135,7 @@ static int ds_bad(const char *what, const char *value, const char *why)
 }
 
 /* Load kallsyms on first use. */
-static int ds_ctx_syms(struct ds_ctx *ctx)
+int ds_ctx_syms(struct ds_ctx *ctx)
 {
 	FILE *f;
 	int err;
@@ -158,8 +158,8 @@ static int ds_ctx_syms(struct ds_ctx *ctx)
 }
 
 /* Parse "FIELD VALUE ..." into a DROPSCOPE_A_RULE nest of msg. */
-static int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
-			 struct nl_msg *msg)
+int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
+		  struct nl_msg *msg)
 {
 	unsigned int seen = 0, v;
 	struct ds_reasons r = { 0 };

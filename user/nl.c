@@ -4,6 +4,7 @@
  * dumps, and the alert group.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -407,6 +408,37 @@ int ds_nl_dump(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn,
 bool ds_nl_gone(struct ds_nl *nl)
 {
 	return nl->gone;
+}
+
+/*
+ * A socket that takes messages nobody asked for (a capture's): no
+ * sequence check, the controller's notifications (dropscope.ko going
+ * away), and no blocking. ds_nl_blocking() turns it back for a request.
+ */
+int ds_nl_listen(struct ds_nl *nl)
+{
+	int ctrl, err;
+
+	ctrl = genl_ctrl_resolve_grp(nl->sk, "nlctrl", "notify");
+	if (ctrl < 0) {
+		ds_nl_set_error(nl, -EIO, "cannot find the controller's notify group");
+		return nl->err;
+	}
+	nl_socket_disable_seq_check(nl->sk);
+	err = nl_socket_add_membership(nl->sk, ctrl);
+	if (err < 0) {
+		ds_nl_set_error(nl, -EIO, nl_geterror(err));
+		return nl->err;
+	}
+	nl_socket_set_nonblocking(nl->sk);
+	return 0;
+}
+
+void ds_nl_blocking(struct ds_nl *nl)
+{
+	int fd = nl_socket_get_fd(nl->sk);
+
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 }
 
 int ds_nl_join_alerts(struct ds_nl *nl)
