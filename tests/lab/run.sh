@@ -666,7 +666,7 @@ watchdog() {
 # bounded SECONDS COMMAND...: COMMAND in a subshell under a watchdog; its
 # exit status (137 when the watchdog stopped it)
 bounded() {
-	local limit=$1 dog rc=0
+	local limit=$1 dog sl rc=0
 	shift
 	rm -f "$RUNTMP/hung"
 	( "$@" ) &
@@ -675,10 +675,12 @@ bounded() {
 	dog=$!
 	wait $TEST_PID 2>/dev/null || rc=$?
 	TEST_PID=
-	# SIGKILL: a watchdog just forked may still hold the runner's traps
-	pkill -KILL -P "$dog" 2>/dev/null
+	# SIGKILL: a watchdog just forked may still hold the runner's traps.
+	# Its sleep goes after it, so that it cannot wake the watchdog.
+	sl=$(pgrep -P "$dog")
 	kill -KILL "$dog" 2>/dev/null
 	wait "$dog" 2>/dev/null
+	[ -z "$sl" ] || kill $sl 2>/dev/null
 	return $rc
 }
 # hung WHAT SECONDS: what the watchdog recorded, if it stopped WHAT
