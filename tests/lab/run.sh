@@ -157,7 +157,11 @@ kill_quiet() { kill "$@" 2>/dev/null; true; }
 kill_tree() { pkill -P "$1" 2>/dev/null; kill "$1" 2>/dev/null; true; }
 
 TEST_PID=
+RUNNER_PID=$BASHPID
 on_exit() {
+	# a subshell that a signal reached before it reset its traps runs
+	# them as the runner would: only the runner cleans up
+	[ "$BASHPID" = "$RUNNER_PID" ] || return 0
 	[ -z "$TEST_PID" ] || kill "$TEST_PID" 2>/dev/null
 	run_deferred
 	[ ! -d /sys/module/dropscope ] || rmmod dropscope 2>/dev/null
@@ -662,7 +666,7 @@ watchdog() {
 # bounded SECONDS COMMAND...: COMMAND in a subshell under a watchdog; its
 # exit status (137 when the watchdog stopped it)
 bounded() {
-	local limit=$1 dog rc=0
+	local limit=$1 dog sl rc=0
 	shift
 	rm -f "$RUNTMP/hung"
 	( "$@" ) &
@@ -671,8 +675,12 @@ bounded() {
 	dog=$!
 	wait $TEST_PID 2>/dev/null || rc=$?
 	TEST_PID=
-	kill "$dog" 2>/dev/null
+	# SIGKILL: a watchdog just forked may still hold the runner's traps.
+	# Its sleep goes after it, so that it cannot wake the watchdog.
+	sl=$(pgrep -P "$dog")
+	kill -KILL "$dog" 2>/dev/null
 	wait "$dog" 2>/dev/null
+	[ -z "$sl" ] || kill $sl 2>/dev/null
 	return $rc
 }
 # hung WHAT SECONDS: what the watchdog recorded, if it stopped WHAT
