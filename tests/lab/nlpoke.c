@@ -3,7 +3,8 @@
  * nlpoke: send dropscope.ko a raw request, bypassing the CLI's own checks,
  * and print what the kernel answered.
  *
- *   nlpoke CMD [TYPE:ATTR=VALUE ...]   TYPE is u8, u16, u32, u64 or str;
+ *   nlpoke CMD [TYPE:ATTR=VALUE ...]   TYPE is u8, u16, u32, u64, str,
+ *                                      flag (no value) or hex (bytes);
  *                                      nest:ATTR= opens a nest, end:0=
  *                                      closes it
  *   nlpoke dCMD ...                    the same as a dump request
@@ -56,6 +57,20 @@ static int put(struct nl_msg *msg, const char *spec)
 		return nla_put_u64(msg, attr, strtoull(spec, NULL, 0));
 	if (!strcmp(type, "str"))
 		return nla_put_string(msg, attr, spec);
+	if (!strcmp(type, "flag"))
+		return nla_put_flag(msg, attr);
+	if (!strcmp(type, "hex")) {
+		unsigned char b[4096];
+		size_t n = 0;
+		unsigned int x;
+
+		while (spec[0] && spec[1] && n < sizeof(b) &&
+		       sscanf(spec, "%2x", &x) == 1) {
+			b[n++] = (unsigned char)x;
+			spec += 2;
+		}
+		return *spec ? -1 : nla_put(msg, attr, (int)n, b);
+	}
 	return -1;
 }
 

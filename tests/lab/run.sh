@@ -35,6 +35,8 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	sessions_top sessions_top_tty sessions_top_missed sessions_unload
 	sessions_masked sessions_bad_params smc_absent smc_fallbacks smc_sockets
 	smc_watch smc_r smc_late smc_masks
+	capture_filter capture_overflow capture_two capture_masks capture_bad
+	capture_unload
 	fuzz_netlink cycles unload_dump
 	four_clis privileges)
 
@@ -619,6 +621,8 @@ done
 . tests/lab/sessions.sh
 # shellcheck source=tests/lab/smc.sh
 . tests/lab/smc.sh
+# shellcheck source=tests/lab/capture.sh
+. tests/lab/capture.sh
 # shellcheck source=tests/lab/cycles.sh
 . tests/lab/cycles.sh
 for t in "${TESTS[@]}"; do

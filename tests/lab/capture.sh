@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Captures: test functions sourced by tests/lab/run.sh. What dropscope
+# captures is checked against what tcpdump saw leave on lo (the same bytes,
+# in the same order), what dropgen sent, and the kernel's own counters
+# (Udp NoPorts); the files are read back with tcpdump and tshark.
+
+PCMP=tests/lab/pcapcmp.py
+
+# cap_start NAME ARGS...: `dropscope -j capture $TMP/NAME.pcapng ARGS` in
+# the background ($cap), once it captures; its summary in $TMP/NAME.json
+cap_start() {
+	local name=$1
+	shift
+	$DS -j capture "$TMP/$name.pcapng" "$@" > "$TMP/$name.json" 2> "$TMP/$name.err" &
+	cap=$!
+	defer kill_quiet $cap
+	wait_for 60 grep -q "$WATCH_READY" "$TMP/$name.err" ||
+		abort "capture $name did not start: $(cat "$TMP/$name.err")"
+}
+# cap_stop PID: SIGINT, as Ctrl-C; its exit status
+cap_stop() {
+	kill -INT "$1"
+	wait "$1"
+}
+# cap_sum NAME KEYS...: the summary's keys, space-separated
+cap_sum() {
+	local name=$1
+	shift
+	python3 - "$TMP/$name.json" "$@" <<-'PY'
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	print(" ".join(str(d[k]) for k in sys.argv[2:]))
+	PY
+}
+# cap_count FILE [FILTER]: the packets tcpdump reads from FILE
+cap_count() {
+	tcpdump -nr "$1" ${2:+"$2"} 2>/dev/null | wc -l
+}
+
+# A known mixture, a filter that matches one kind: the file holds exactly
+# those packets, byte for byte as tcpdump saw them leave on lo, tcpdump's
+# filters work on it, and tshark shows each one's reason and site
+test_capture_filter() {
+	local td udp0 got
+	need tcpdump tshark
+	setup_module
+	$DS start drops
+	tcpdump -i lo -U -w "$TMP/ref.pcap" 'udp dst port 7777' 2> "$TMP/td.err" &
+	td=$!
+	defer kill_quiet $td
+	wait_for 30 grep -q "listening on lo" "$TMP/td.err" || abort "tcpdump did not start: $(cat "$TMP/td.err")"
+	cap_start f filter "udp dst port 7777"
+	udp0=$($KC snmp Udp NoPorts)
+	gen udp 5 7777
+	gen udp 3 7778
+	gen tcp 4 $TCP_CLOSED
+	# a frame later: what the kernel dropped is in the capture's buffers
+	sleep 1.5
+	cap_stop $cap
+	check "capture: exit 0 on SIGINT" 0 $?
+	kill -INT $td
+	wait $td
+	check "capture: 5 of the 8 UDP drops (Udp NoPorts) matched udp dst port 7777, all written" \
+		"8 5 5 5 0 0" "$(($($KC snmp Udp NoPorts) - udp0)) $(cap_sum f matched captured written lost_buffer lost_socket)"
+	check "capture: the packets are tcpdump's of lo, byte for byte, in order" \
+		"5 5 same" "$(python3 $PCMP "$TMP/ref.pcap" "$TMP/f.pcapng")"
+	check "capture: tcpdump reads the file, and its filters work on it" "5 5 0" \
+		"$(cap_count "$TMP/f.pcapng") $(cap_count "$TMP/f.pcapng" 'udp port 7777') $(cap_count "$TMP/f.pcapng" 'tcp')"
+	got=$(tshark -r "$TMP/f.pcapng" -T fields -e frame.comment -e udp.dstport 2>/dev/null |
+		sed 's/+0x[0-9a-f]*//' | sort | uniq -c | awk '{$1 = $1; print}')
+	check "capture: tshark shows each packet's reason and site" \
+		"5 dropscope: NO_SOCKET at __udp4_lib_rcv netns $(stat -L -c %i /proc/self/ns/net) 7777" "$got"
+}
+
+# Every drop at a rate the buffers cannot hold between two drains:
+# captured and lost add up to the kernel's count of the drops that matched
+test_capture_overflow() {
+	local udp0 n=20000
+	need tcpdump
+	setup_module
+	$DS set interval 10s
+	$DS start drops
+	cap_start o filter "udp dst port 7780" snaplen 64
+	udp0=$($KC snmp Udp NoPorts)
+	gen udp $n 7780
+	cap_stop $cap
+	read -r matched captured written lost_buffer lost_socket < <(cap_sum o matched captured written lost_buffer lost_socket)
+	check "capture overflow: matched equals Udp NoPorts and what dropgen sent" \
+		"$n $n" "$matched $(($($KC snmp Udp NoPorts) - udp0))"
+	check "capture overflow: captured plus lost equals matched" \
+		"$matched" "$((captured + lost_buffer + lost_socket))"
+	if [ "$lost_buffer" -gt 0 ]; then
+		ok "capture overflow: the full buffers' losses are counted ($lost_buffer lost, $captured captured)"
+	else
+		fail "capture overflow: the buffers overflowed" "lost_buffer=$lost_buffer captured=$captured"
+	fi
+	check "capture overflow: the file holds every captured packet" \
+		"$captured $captured" "$written $(python3 $PCMP count "$TMP/o.pcapng")"
+}
+
+# Two captures at once, each with its own filter, each socket its own
+test_capture_two() {
+	local a b
+	need tcpdump
+	setup_module
+	$DS start drops
+	cap_start a filter "udp dst port 7781"
+	a=$cap
+	cap_start b filter "udp dst port 7782" snaplen 24
+	b=$cap
+	gen udp 3 7781
+	gen udp 4 7782
+	gen udp 2 7783
+	sleep 1.5
+	cap_stop $a
+	cap_stop $b
+	check "two captures: each has its own drops" "3 3 4 4" \
+		"$(cap_sum a matched written) $(cap_sum b matched written)"
+	check "two captures: each file only its port" "3 0 4 0" \
+		"$(cap_count "$TMP/a.pcapng" 'udp dst port 7781') $(cap_count "$TMP/a.pcapng" 'udp dst port 7782') $(cap_count "$TMP/b.pcapng" 'udp dst port 7782') $(cap_count "$TMP/b.pcapng" 'udp dst port 7781')"
+	check "two captures: snaplen 24 keeps the IP header and the UDP ports" "24" \
+		"$(python3 $PCMP caplens "$TMP/b.pcapng")"
+}
+
+# The rule fields and the mask rules: site and reason take what masks take;
+# masked drops are not captured unless `all`
+test_capture_masks() {
+	local m
+	setup_module
+	$DS start drops
+	cap_start s site __udp4_lib_rcv reason NO_SOCKET
+	gen udp 3 7784
+	gen tcp 2 $TCP_CLOSED
+	sleep 1.5
+	cap_stop $cap
+	check "capture site __udp4_lib_rcv reason NO_SOCKET: the UDP drops only" "3 3" \
+		"$(cap_sum s matched written)"
+	$DS mask add site __udp4_lib_rcv > /dev/null
+	cap_start m filter udp
+	m=$cap
+	cap_start all filter udp all
+	gen udp 4 7785
+	sleep 1.5
+	cap_stop $cap
+	cap_stop $m
+	check "capture all: the masked drops too" "4 4" "$(cap_sum all matched written)"
+	check "capture: masked drops are not captured" "0 0" "$(cap_sum m matched written)"
+}
+
+# Bad input: libpcap's word for a bad expression, the module's for what it
+# refuses, and the kernel's checker for a hostile program sent raw
+test_capture_bad() {
+	local out rc
+	need tcpdump
+	setup_module
+	out=$($DS capture "$TMP/x.pcapng" 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && [[ $out == *"capture: the drops part is not running (start it first)"* ]]; then
+		ok "capture while the drops part is stopped: exit 1, says why"
+	else
+		fail "capture while the drops part is stopped: exit 1, says why" "exit $rc: $out"
+	fi
+	$DS start drops
+	out=$($DS capture "$TMP/x.pcapng" filter "udp dst port" 2>&1)
+	rc=$?
+	check "capture filter 'udp dst port': libpcap's message, exit 2, no file" \
+		"2 dropscope: capture: filter: can't parse filter expression: syntax error absent" \
+		"$rc $out $([ -e "$TMP/x.pcapng" ] && echo present || echo absent)"
+	out=$($DS capture "$TMP/x.pcapng" filter "greater 100" 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && [[ $out == *"filter: the packet's length (len, greater, less) is not known to a drop's filter"* ]]; then
+		ok "capture filter 'greater 100': the module says why not ($out)"
+	else
+		fail "capture filter 'greater 100': the module says why not" "exit $rc: $out"
+	fi
+	out=$($DS capture "$TMP/x.pcapng" snaplen 0 2>&1)
+	check "capture snaplen 0: refused by the CLI" 2 "$?"
+	out=$($DS capture "$TMP/x.pcapng" smc 0x03010000 2>&1)
+	check "capture smc: not a field of captures" 2 "$?"
+	# raw: CAPTURE_START (17) and STOP (18), DROPSCOPE_A_CAPTURE (25),
+	# its ID (2) and FILTER (3): a case a line, what | the request | the
+	# kernel's answer
+	while IFS='|' read -r what req want; do
+		# shellcheck disable=SC2086 # the words are the request
+		check "raw: $what" "$want" "$(nlraw $req)"
+	done <<-'CASES'
+	a jump beyond the program, refused by the kernel's checker|17 nest:25= hex:3=0500000005000000060000000000ffff end:0=|error EINVAL: filter: refused by the kernel's classic BPF checker (Invalid argument)
+	a program without a return, refused by the kernel's checker|17 nest:25= hex:3=0000000000000000 end:0=|error EINVAL: filter: refused by the kernel's classic BPF checker (Invalid argument)
+	an ancillary load, refused|17 nest:25= hex:3=2000000000f0ffff060000000000ffff end:0=|error EINVAL: filter: an offset of 0xff000 or beyond, or ancillary data: not a packet's bytes (Invalid argument)
+	a filter of no whole instruction, refused|17 nest:25= hex:3=0600000000 end:0=|error EINVAL: filter: 1 to 4096 struct sock_filter instructions (Invalid argument)
+	a capture id from userspace, refused|17 nest:25= u32:2=5 end:0=|error EINVAL: the kernel gives capture ids (Invalid argument)
+	stopping a capture that does not exist|18 nest:25= u32:2=999 end:0=|error ENOENT: capture: no capture has this id (No such file or directory)
+	CASES
+}
+
+# Unload during a capture: the capture ends, its file is whole, and the
+# kernel log has no warning
+test_capture_unload() {
+	need tcpdump dmesg
+	setup_module
+	$DS start drops
+	dmesg -C
+	cap_start u filter udp
+	gen udp 3 7786
+	rmmod dropscope || abort "rmmod during a capture failed"
+	wait_for 30 sh -c "! kill -0 $cap 2>/dev/null" || abort "capture did not end when the module went"
+	wait $cap
+	check "unload during a capture: the capture ends, the file is whole" "3" \
+		"$(python3 $PCMP count "$TMP/u.pcapng")"
+	if dmesg | grep -E "$DMESG_BAD" > "$TMP/dmesg.bad"; then
+		fail "unload during a capture: no warning in dmesg" "$(cat "$TMP/dmesg.bad")"
+	else
+		ok "unload during a capture: no warning in dmesg"
+	fi
+}
