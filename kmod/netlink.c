@@ -58,11 +58,17 @@ static const struct nla_policy ds_mask_policy[DROPSCOPE_A_MAX + 1] = {
 	[DROPSCOPE_A_RULE] = NLA_POLICY_NESTED(ds_rule_policy),
 };
 
+/* beyond what NLA_POLICY_RANGE holds (s16) */
+static struct netlink_range_validation ds_snaplen_range = {
+	.min = 1, .max = 65535,
+};
+
 static const struct nla_policy
 ds_capture_policy[DROPSCOPE_CAPTURE_A_MAX + 1] = {
 	[DROPSCOPE_CAPTURE_A_ID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[DROPSCOPE_CAPTURE_A_FILTER] = { .type = NLA_BINARY },
-	[DROPSCOPE_CAPTURE_A_SNAPLEN] = NLA_POLICY_RANGE(NLA_U32, 1, 65535),
+	[DROPSCOPE_CAPTURE_A_SNAPLEN] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &ds_snaplen_range),
 	[DROPSCOPE_CAPTURE_A_ALL] = { .type = NLA_FLAG },
 };
 

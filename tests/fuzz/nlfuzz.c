@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include <linux/genetlink.h>
+#include <linux/filter.h>
 #include <linux/netlink.h>
 
 #include "linux/dropscope.h"
@@ -306,6 +307,8 @@ static void extack_of(const struct nlmsghdr *nlh, struct result *r)
  * in the sender's context: the answers are queued when sendto() returns,
  * but for the following parts of a dump, made while we read.
  */
+static unsigned long capture_msgs;	/* unasked: a capture's packets */
+
 static void xchg(const uint8_t *buf, int len, struct result *r, reply_fn fn,
 		 void *arg)
 {
@@ -375,6 +378,13 @@ static void xchg(const uint8_t *buf, int len, struct result *r, reply_fn fn,
 			if (!attrs_ok((uint8_t *)NLMSG_DATA(nlh) + GENL_HDRLEN,
 				      (int)nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), 0))
 				die("a reply with malformed attributes");
+			/* the packets of a capture this socket started: no reply */
+			if (nlh->nlmsg_seq == 0 &&
+			    ((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd ==
+			    DROPSCOPE_CMD_CAPTURE) {
+				capture_msgs++;
+				continue;
+			}
 			r->acks_ok++;
 			if (nlh->nlmsg_flags & NLM_F_MULTI)
 				in_dump = true;
@@ -631,6 +641,46 @@ static void rule_fields(struct at *r)
 	}
 }
 
+/*
+ * A capture's filter: mostly programs the checker takes (loads of the
+ * packet, a jump, a return), some it refuses (a jump out, no return, a
+ * length or ancillary load), as struct sock_filter.
+ */
+static void capture_filter(struct at *c)
+{
+	static const struct sock_filter good[] = {
+		{ 0x30, 0, 0, 9 },		/* ldb [9] */
+		{ 0x15, 0, 1, 17 },		/* jeq #17 */
+		{ 0x06, 0, 0, 0xffff },		/* ret #65535 */
+		{ 0x06, 0, 0, 0 },		/* ret #0 */
+	};
+	struct sock_filter f[8];
+	int n = 4, i;
+
+	memcpy(f, good, sizeof(good));
+	switch (below(6)) {
+	case 0:
+		f[1].jf = 10;			/* out of the program */
+		break;
+	case 1:
+		n = 2;				/* no return */
+		break;
+	case 2:
+		f[0] = (struct sock_filter){ 0x80, 0, 0, 0 };	/* ld len */
+		break;
+	case 3:
+		f[0].k = 0xfffff000;		/* SKF_AD_OFF: ancillary */
+		break;
+	default:
+		break;
+	}
+	if (chance(10))
+		for (i = 0; i < n; i++)
+			fill_random((uint8_t *)&f[i], sizeof(f[i]));
+	leaf(c, DROPSCOPE_CAPTURE_A_FILTER, f, n * (int)sizeof(f[0]) -
+	     (chance(5) ? 1 + (int)below(7) : 0));
+}
+
 static bool is_dump(uint8_t cmd)
 {
 	return cmd == DROPSCOPE_CMD_SITES_GET ||
@@ -681,6 +731,24 @@ static void template(struct msg *m, uint8_t cmd)
 		r = nest(&m->root, DROPSCOPE_A_RULE);
 		put_u32(r, DROPSCOPE_RULE_A_ID, nrule_ids && chance(70) ?
 			rule_ids[below(nrule_ids)] : (uint32_t)rnd());
+		break;
+	case DROPSCOPE_CMD_CAPTURE_START:
+		/* at most 4 run, for this socket: they end with it */
+		r = nest(&m->root, DROPSCOPE_A_CAPTURE);
+		if (chance(70))
+			capture_filter(r);
+		if (chance(50))
+			put_u32(r, DROPSCOPE_CAPTURE_A_SNAPLEN,
+				chance(80) ? 1 + below(65535) : (uint32_t)rnd());
+		if (chance(20))
+			leaf(r, DROPSCOPE_CAPTURE_A_ALL, "", 0);
+		if (chance(40))
+			rule_fields(nest(&m->root, DROPSCOPE_A_RULE));
+		break;
+	case DROPSCOPE_CMD_CAPTURE_STOP:
+		r = nest(&m->root, DROPSCOPE_A_CAPTURE);
+		put_u32(r, DROPSCOPE_CAPTURE_A_ID, chance(70) ? 1 + below(64) :
+			(uint32_t)rnd());
 		break;
 	}
 }
@@ -949,6 +1017,8 @@ static void build(struct msg *m, int *kind)
 		DROPSCOPE_CMD_MASK_DEL, DROPSCOPE_CMD_MASK_GET,
 		DROPSCOPE_CMD_MASK_CLEAR, DROPSCOPE_CMD_SESSIONS_GET,
 		DROPSCOPE_CMD_CLOSED_GET, DROPSCOPE_CMD_SMC_GET,
+		DROPSCOPE_CMD_CAPTURE_START, DROPSCOPE_CMD_CAPTURE_START,
+		DROPSCOPE_CMD_CAPTURE_STOP, DROPSCOPE_CMD_CAPTURE,
 		DROPSCOPE_CMD_UNSPEC,
 		__DROPSCOPE_CMD_MAX, 0xff,
 	};
@@ -1174,6 +1244,8 @@ int main(int argc, char **argv)
 	printf("nlfuzz: seed %llu: %lu messages, %lu refused (state checked unchanged each time), %lu accepted, %lu unanswered, %lu snapshots, %lu restarts, %lu rule clears\n",
 	       (unsigned long long)seed, n, refused, accepted, silent, checks,
 	       restarts, clears);
+	printf("nlfuzz: %lu capture messages came unasked, set aside\n",
+	       capture_msgs);
 	printf("nlfuzz: refused with:");
 	for (i = 1; i < 256; i++)
 		if (errnos[i])
