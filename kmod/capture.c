@@ -12,10 +12,11 @@
  * not pass costs those tests and nothing more.
  *
  * The filter is what libpcap compiles for raw IP packets: offsets from
- * the network header, which the kernel's filters reach at SKF_NET_OFF.
- * Its loads are moved there before the kernel's checker
- * (bpf_prog_create()) checks and converts it, so that it reads the
- * packet's network header wherever skb->data points at the drop.
+ * the network header. The kernel's checker (bpf_prog_create()) checks it
+ * and converts it, and it runs on a view of the dropped packet: a per-CPU
+ * sk_buff that shares the packet's memory and whose data starts at its
+ * network header, wherever skb->data points at the drop. Its loads are
+ * then the kernel's fast ones, inline, and len is the length from there.
  *
  * Each interval the monitor's worker drains the rings into DROPSCOPE_CMD_
  * CAPTURE messages for that socket alone, as many packets to a message as
@@ -148,6 +149,35 @@ out:
 	local_irq_restore(flags);
 }
 
+/*
+ * The view a filter runs on: only the fields the converted program and
+ * its load helpers read (data and the lengths; head and end for the
+ * shared info of paged data) are set; the rest stay zero.
+ */
+static DEFINE_PER_CPU(struct sk_buff, ds_cap_view);
+
+static u32 ds_cap_filter_run(const struct bpf_prog *prog,
+			     const struct sk_buff *skb)
+{
+	int off = skb_network_offset(skb);
+	struct sk_buff *v;
+	unsigned long flags;
+	u32 ret;
+
+	/* a drop in an interrupt must not change the view under us */
+	local_irq_save(flags);
+	v = this_cpu_ptr(&ds_cap_view);
+	v->head = skb->head;
+	v->data = skb->data + off;
+	v->len = skb->len - off;
+	v->data_len = skb->data_len;
+	v->tail = skb->tail;
+	v->end = skb->end;
+	ret = bpf_prog_run(prog, v);
+	local_irq_restore(flags);
+	return ret;
+}
+
 /* A packet with its network header set (a fresh skb has offset 0). */
 static bool ds_cap_has_network(const struct sk_buff *skb)
 {
@@ -184,7 +214,7 @@ noinline notrace void ds_capture(const struct sk_buff *skb, void *location,
 			local64_inc(&this_cpu_ptr(c->pc)->no_network);
 			continue;
 		}
-		if (c->prog && !bpf_prog_run(c->prog, (void *)skb))
+		if (c->prog && !ds_cap_filter_run(c->prog, skb))
 			continue;
 		local64_inc(&this_cpu_ptr(c->pc)->matched);
 		ds_cap_copy(c, skb, loc, reason);
@@ -419,12 +449,12 @@ static struct ds_cap *ds_cap_remove(u32 i, bool drain, bool end)
 }
 
 /*
- * Move the filter's packet loads to the network header, and refuse what
- * the packet seen from there cannot answer. The kernel's checker judges
- * the rest.
+ * Refuse loads beyond the packet: ancillary data (SKF_AD_OFF and the
+ * other negative offsets) is the view's, not the packet's. The kernel's
+ * checker judges the rest.
  */
-static int ds_cap_filter_fix(struct sock_filter *f, u32 n,
-			     struct netlink_ext_ack *extack)
+static int ds_cap_filter_check(const struct sock_filter *f, u32 n,
+			       struct netlink_ext_ack *extack)
 {
 	u32 i;
 
@@ -444,13 +474,7 @@ static int ds_cap_filter_fix(struct sock_filter *f, u32 n,
 					       "filter: an offset of 0xff000 or beyond, or ancillary data: not a packet's bytes");
 				return -EINVAL;
 			}
-			f[i].k += SKF_NET_OFF;
 			break;
-		case BPF_LD | BPF_W | BPF_LEN:
-		case BPF_LDX | BPF_W | BPF_LEN:
-			NL_SET_ERR_MSG(extack,
-				       "filter: the packet's length (len, greater, less) is not known to a drop's filter");
-			return -EINVAL;
 		}
 	}
 	return 0;
@@ -472,7 +496,7 @@ static int ds_cap_filter(struct ds_cap *c, const struct nlattr *a,
 	f = kmemdup(nla_data(a), len, GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
-	err = ds_cap_filter_fix(f, n, extack);
+	err = ds_cap_filter_check(f, n, extack);
 	if (err)
 		goto out;
 	fprog.len = n;

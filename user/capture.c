@@ -34,6 +34,10 @@ struct ds_capture {
 	uint64_t beyond;	/* came after count was reached */
 	bool ended;		/* the module ended the capture */
 	bool write_err;
+	/* the comment of the last packet's drop: most share their site */
+	uint64_t c_loc;
+	uint32_t c_reason, c_netns;
+	char comment[256];
 	/* the module's counters, the last it sent */
 	uint64_t matched, captured, lost_buffer, lost_socket, no_network;
 };
@@ -68,13 +72,25 @@ static int ds_cap_counters(struct ds_capture *c, struct nlattr *nest)
 	return 0;
 }
 
+static const struct nla_policy ds_packet_policy[DROPSCOPE_PACKET_A_MAX + 1] = {
+	[DROPSCOPE_PACKET_A_TSTAMP] = { .type = NLA_U64 },
+	[DROPSCOPE_PACKET_A_LOCATION] = { .type = NLA_U64 },
+	[DROPSCOPE_PACKET_A_REASON] = { .type = NLA_U32 },
+	[DROPSCOPE_PACKET_A_IFINDEX] = { .type = NLA_U32 },
+	[DROPSCOPE_PACKET_A_NETNS] = { .type = NLA_U32 },
+	[DROPSCOPE_PACKET_A_PROTOCOL] = { .type = NLA_U16 },
+	[DROPSCOPE_PACKET_A_LEN] = { .type = NLA_U32 },
+};
+
 static int ds_cap_packet(struct ds_capture *c, struct nlattr *nest)
 {
 	struct nlattr *t[DROPSCOPE_PACKET_A_MAX + 1];
-	char comment[256], site[128];
+	uint32_t reason, netns;
+	char site[128];
 	uint64_t loc;
 
-	if (nla_parse_nested(t, DROPSCOPE_PACKET_A_MAX, nest, NULL) < 0 ||
+	if (ds_nla_parse_nested(t, DROPSCOPE_PACKET_A_MAX, nest,
+				ds_packet_policy) < 0 ||
 	    !t[DROPSCOPE_PACKET_A_TSTAMP] || !t[DROPSCOPE_PACKET_A_DATA] ||
 	    !t[DROPSCOPE_PACKET_A_LOCATION] || !t[DROPSCOPE_PACKET_A_LEN])
 		return -EINVAL;
@@ -83,12 +99,20 @@ static int ds_cap_packet(struct ds_capture *c, struct nlattr *nest)
 		return 0;
 	}
 	loc = nla_get_u64(t[DROPSCOPE_PACKET_A_LOCATION]);
-	ds_syms_name(c->ctx->syms, loc, site, sizeof(site));
-	snprintf(comment, sizeof(comment), "dropscope: %s at %s netns %" PRIu32,
-		 ds_cap_reason(c, t[DROPSCOPE_PACKET_A_REASON] ?
-			       nla_get_u32(t[DROPSCOPE_PACKET_A_REASON]) : 0),
-		 site, t[DROPSCOPE_PACKET_A_NETNS] ?
-		 nla_get_u32(t[DROPSCOPE_PACKET_A_NETNS]) : 0);
+	reason = t[DROPSCOPE_PACKET_A_REASON] ?
+		 nla_get_u32(t[DROPSCOPE_PACKET_A_REASON]) : 0;
+	netns = t[DROPSCOPE_PACKET_A_NETNS] ?
+		nla_get_u32(t[DROPSCOPE_PACKET_A_NETNS]) : 0;
+	if (!c->comment[0] || loc != c->c_loc || reason != c->c_reason ||
+	    netns != c->c_netns) {
+		ds_syms_name(c->ctx->syms, loc, site, sizeof(site));
+		snprintf(c->comment, sizeof(c->comment),
+			 "dropscope: %s at %s netns %" PRIu32,
+			 ds_cap_reason(c, reason), site, netns);
+		c->c_loc = loc;
+		c->c_reason = reason;
+		c->c_netns = netns;
+	}
 	if (ds_pcapng_write(c->w, nla_get_u64(t[DROPSCOPE_PACKET_A_TSTAMP]),
 			    t[DROPSCOPE_PACKET_A_IFINDEX] ?
 			    nla_get_u32(t[DROPSCOPE_PACKET_A_IFINDEX]) : 0,
@@ -96,7 +120,7 @@ static int ds_cap_packet(struct ds_capture *c, struct nlattr *nest)
 			    nla_get_u16(t[DROPSCOPE_PACKET_A_PROTOCOL]) : 0,
 			    nla_data(t[DROPSCOPE_PACKET_A_DATA]),
 			    (uint32_t)nla_len(t[DROPSCOPE_PACKET_A_DATA]),
-			    nla_get_u32(t[DROPSCOPE_PACKET_A_LEN]), comment))
+			    nla_get_u32(t[DROPSCOPE_PACKET_A_LEN]), c->comment))
 		c->write_err = true;
 	c->written++;
 	return 0;

@@ -25,16 +25,33 @@
 #define DS_SLL2_LEN	20
 #define DS_ARPHRD_NONE	0xfffe
 
+/* the largest block: a packet of 65535 bytes, its header and comment */
+#define DS_BLOCK_MAX	(28 + DS_SLL2_LEN + 65536 + 4 + 65536 + 8)
+
+/* A block is put together in buf, then written with one fwrite(). */
 struct ds_pcapng {
 	FILE *f;
 	uint32_t snaplen;
 	int err;
+	size_t len;
+	uint8_t buf[DS_BLOCK_MAX];
 };
 
 static void ds_put(struct ds_pcapng *w, const void *p, size_t n)
 {
-	if (!w->err && fwrite(p, 1, n, w->f) != n)
+	if (w->len + n > sizeof(w->buf)) {
 		w->err = -1;
+		return;
+	}
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+}
+
+static void ds_flush(struct ds_pcapng *w)
+{
+	if (!w->err && w->len && fwrite(w->buf, 1, w->len, w->f) != w->len)
+		w->err = -1;
+	w->len = 0;
 }
 
 static void ds_put32(struct ds_pcapng *w, uint32_t v)
@@ -102,6 +119,7 @@ struct ds_pcapng *ds_pcapng_open(FILE *f, uint32_t snaplen)
 	ds_opt(w, 9, &tsresol, 1);		/* if_tsresol */
 	ds_put32(w, 0);
 	ds_put32(w, len);
+	ds_flush(w);
 	if (w->err) {
 		free(w);
 		return NULL;
@@ -150,6 +168,7 @@ int ds_pcapng_write(struct ds_pcapng *w, uint64_t ns, uint32_t ifindex,
 		ds_put32(w, 0);
 	}
 	ds_put32(w, total);
+	ds_flush(w);
 	return w->err;
 }
 

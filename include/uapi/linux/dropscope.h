@@ -182,9 +182,9 @@
  *         expression for raw IP packets (DLT_RAW): offsets from the
  *         network header. The module runs it on every drop that passes the
  *         other tests, before copying anything; it is checked by the
- *         kernel's classic BPF checker. Loads of the packet's length and
- *         of ancillary data, and offsets of 0xff000 and beyond, are
- *         refused.
+ *         kernel's classic BPF checker. Its len is the length from the
+ *         network header. Loads of ancillary data, and offsets of 0xff000
+ *         and beyond, are refused.
  *     DROPSCOPE_CAPTURE_A_SNAPLEN: NLA_U32, 1 to 65535 (default 65535):
  *         the bytes kept of each packet, from its network header
  *     DROPSCOPE_CAPTURE_A_ALL: NLA_FLAG: drops the mask rules hide too
