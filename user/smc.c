@@ -132,9 +132,24 @@ struct ds_smc_nl {
  * family, or asking sock_diag for its sockets, would load it (the kernel
  * loads a family's module on demand), and dropscope only looks.
  */
+/*
+ * Is the kernel's SMC support there, loaded or built in? It registers its
+ * protocol, which /proc/net/protocols lists; /sys/module/smc exists only
+ * for a module (smc has no parameters). Asking for its genetlink family
+ * instead would load smc.ko.
+ */
 static bool ds_smc_loaded(void)
 {
-	return !access("/sys/module/smc", F_OK);
+	FILE *f = fopen("/proc/net/protocols", "r");
+	char line[256];
+	bool found = false;
+
+	if (!f)
+		return !access("/sys/module/smc", F_OK);
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, "SMC ", 4);
+	fclose(f);
+	return found;
 }
 
 /*
