@@ -21,11 +21,11 @@ CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Werror -std=gnu11 -Iinclude/uapi -Iuser \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS_NL := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-LDLIBS_CLI := $(LDLIBS_NL) -lreadline -lpcap
+LDLIBS_CLI := $(LDLIBS_NL) -lreadline -lpcap -lmicrohttpd -lpthread
 
 CLI_SRC := user/main.c user/cmd.c user/nl.c user/output.c user/print.c \
 	user/util.c user/watch.c user/mask.c user/kallsyms.c user/sessions.c \
-	user/top.c user/smc.c user/capture.c user/pcapng.c
+	user/top.c user/smc.c user/capture.c user/pcapng.c user/export.c
 CLI_LIB := $(filter-out user/main.c,$(CLI_SRC))
 CLI_HDR := $(wildcard user/*.h) include/uapi/linux/dropscope.h
 
@@ -64,7 +64,7 @@ kernels:
 	done
 
 tests/unit/test_cli: tests/unit/test_cli.c $(CLI_LIB) $(CLI_HDR)
-	$(CC) $(CFLAGS) -o $@ tests/unit/test_cli.c $(CLI_LIB) $(LDLIBS_NL) -lpcap -lcmocka
+	$(CC) $(CFLAGS) -o $@ tests/unit/test_cli.c $(CLI_LIB) $(LDLIBS_NL) -lpcap -lmicrohttpd -lpthread -lcmocka
 
 unit: tests/unit/test_cli
 	tests/unit/test_cli

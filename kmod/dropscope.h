@@ -99,6 +99,7 @@ void ds_fold_all(void);
 bool ds_running(void);
 u32 ds_running_parts(void);
 u32 ds_interval_ms(void);
+u64 ds_epoch(void);
 void ds_set_interval_ms(u32 ms);
 
 /* ---- probe.c: the drop probe and its per-CPU tables ------------------- */

@@ -11,6 +11,7 @@
  * all of them.
  */
 
+#include <linux/random.h>
 #include <linux/workqueue.h>
 #include <net/netlink.h>
 
@@ -27,8 +28,15 @@ static struct {
 	u32 parts;		/* those that are: DROPSCOPE_PART_* */
 	bool exiting;		/* the module is being unloaded */
 	u32 interval_ms;
+	u64 epoch;		/* advanced at each start from zero */
 	struct delayed_work work;
 } mon;
+
+u64 ds_epoch(void)
+{
+	lockdep_assert_held(&ds_lock);
+	return mon.epoch;
+}
 
 bool ds_running(void)
 {
@@ -90,6 +98,7 @@ static void ds_reset_all(bool attached)
 	for (i = 0; i < ARRAY_SIZE(ds_sources); i++)
 		ds_sources[i]->reset(attached);
 	ds_alert_reset();
+	mon.epoch++;
 }
 
 static void ds_detach_all(void)
@@ -182,6 +191,7 @@ static void ds_work_fn(struct work_struct *work)
 void ds_monitor_init(void)
 {
 	mon.interval_ms = DROPSCOPE_INTERVAL_DEF_MS;
+	mon.epoch = get_random_u64();
 	INIT_DELAYED_WORK(&mon.work, ds_work_fn);
 }
 

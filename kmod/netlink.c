@@ -374,7 +374,9 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_STALE,
 			      ss.stale, DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED,
-			      ss.drops_masked, DROPSCOPE_STATS_A_PAD)) {
+			      ss.drops_masked, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_EPOCH, ds_epoch(),
+			      DROPSCOPE_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}

@@ -252,11 +252,6 @@ static int cmd_set_count(struct ds_ctx *ctx, const struct ds_cmd *self,
 	return ds_config_set(ctx, self->arg, (uint32_t)v, self->name + 4);
 }
 
-struct ds_sites {
-	struct ds_site *v;
-	size_t n, cap;
-};
-
 static int ds_sites_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			void *arg)
 {
@@ -283,6 +278,12 @@ static void ds_sites_reset(void *arg)
 	((struct ds_sites *)arg)->n = 0;
 }
 
+int ds_sites_fetch(struct ds_nl *nl, struct ds_sites *s)
+{
+	return ds_nl_dump(nl, DROPSCOPE_CMD_SITES_GET, ds_sites_cb,
+			  ds_sites_reset, s);
+}
+
 static int ds_sites_get(struct ds_ctx *ctx, struct ds_sites *s)
 {
 	int err;
@@ -290,8 +291,7 @@ static int ds_sites_get(struct ds_ctx *ctx, struct ds_sites *s)
 	err = ds_ctx_nl(ctx);
 	if (err)
 		return err;
-	err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_SITES_GET, ds_sites_cb,
-			 ds_sites_reset, s);
+	err = ds_sites_fetch(ctx->nl, s);
 	if (err) {
 		free(s->v);
 		return ds_fail(ctx, err);
@@ -469,6 +469,7 @@ static const struct {
 	{ DROPSCOPE_STATS_A_SESSIONS_UNREAD, "sessions_unread", "closes overwritten unread" },
 	{ DROPSCOPE_STATS_A_SESSIONS_STALE, "sessions_stale", "TCP sessions whose close went unseen" },
 	{ DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED, "sessions_drops_masked", "TCP session drops masked" },
+	{ DROPSCOPE_STATS_A_EPOCH, "epoch", "epoch of the totals (changes when they restart)" },
 };
 
 #define DS_NSTATS (sizeof(ds_stats_fields) / sizeof(ds_stats_fields[0]))
@@ -639,6 +640,9 @@ const struct ds_cmd ds_cmds[] = {
 	{ "capture", cmd_capture,
 	  "FILE [filter EXPR] [snaplen N] [count N] [duration D] [all] [site S] [reason R] [dev D] [netns N] [l3 P] [l4 P]",
 	  "write dropped packets to a pcapng file, filtered in the kernel by a tcpdump expression", 0 },
+	{ "export", cmd_export,
+	  "[--listen ADDR:PORT] [--textfile PATH] [--interval D] [--sites N]",
+	  "serve the totals to Prometheus on /metrics, or write them for node_exporter", 0 },
 	{ "watch smc", cmd_watch_smc,
 	  "[interval DURATION] [count N] [timeout DURATION]",
 	  "SMC rates and fallbacks of each interval, until q", 0 },

@@ -13,6 +13,8 @@
 
 #include "print.h"
 
+#define DS_N(a) (sizeof(a) / sizeof((a)[0]))
+
 /* Exit statuses, also documented in the man page. */
 enum ds_status {
 	DS_OK = 0,
@@ -193,6 +195,14 @@ struct ds_reasons {
 };
 
 int ds_reasons_get(struct ds_ctx *ctx, struct ds_reasons *r);
+
+/* The module's sites, as a dump gives them (unsorted); prints nothing. */
+struct ds_sites {
+	struct ds_site *v;
+	size_t n, cap;
+};
+
+int ds_sites_fetch(struct ds_nl *nl, struct ds_sites *s);
 int ds_stat_get(struct ds_ctx *ctx, int attr, uint64_t *v);
 
 /* mask.c */
@@ -332,5 +342,43 @@ void ds_stamp(char *buf, size_t len);
 int ds_watch_open(struct ds_nl **nl);
 int ds_watch_loop(struct ds_loop *l);
 int ds_watch(struct ds_ctx *ctx, uint64_t rounds, uint64_t timeout_ms);
+
+/* export.c: Prometheus metrics, the families in their output order */
+enum ds_metric_family {
+	DS_MF_UP,
+	DS_MF_EPOCHS,
+	DS_MF_READ_ERRORS,
+	DS_MF_SITES_LIMIT,
+	DS_MF_DROPS,
+	DS_MF_DROPS_MASKED,
+	DS_MF_UNSITED,
+	DS_MF_SITES,
+	DS_MF_ROUNDS,
+	DS_MF_ALERTS,
+	DS_MF_ALERTS_LOST,
+	DS_MF_ALERTS_HELD,
+	DS_MF_FOLDS,
+	DS_MF_SESS_OPENED,
+	DS_MF_SESS_CLOSED,
+	DS_MF_SESS_LIVE,
+	DS_MF_SESS_LOST,
+	DS_MF_SESS_MASKED,
+	DS_MF_SMC_FALLBACKS,
+	DS_MF_SMC_BYTES,
+	DS_MF_SMC_COPIES,
+	DS_MF_SMC_DEV_BYTES,
+	DS_MF_SMC_LINK_DOWNS,
+	DS_MF_COUNT
+};
+
+struct ds_metrics;
+/* A value of a series in this read; labels 'a="x",b="y"' or "". */
+void ds_metric(struct ds_metrics *m, int family, const char *labels,
+	       uint64_t v);
+int ds_export_listen(const char *spec, char *why, size_t len);
+int cmd_export(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+	       char **argv);
+/* smc.c: dropscope's SMC counters as metrics (none when SMC is not hooked) */
+void ds_smc_metrics(struct ds_nl *nl, struct ds_metrics *m);
 
 #endif /* DROPSCOPE_CLI_H */

@@ -346,6 +346,11 @@
  *     DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED: drops of tracked sessions
  *         that the mask rules in effect masked (the verdict the drop's site
  *         gets); they are in no session's DROPSCOPE_SESSION_A_DROPS
+ *     DROPSCOPE_STATS_A_EPOCH: the totals' epoch: drawn at random when the
+ *         module loads and advanced each time the totals start again from
+ *         zero (DROPSCOPE_CMD_START, DROPSCOPE_CMD_RESET). A reader that
+ *         sees it change knows that every total it read before is gone,
+ *         even if the new totals have already grown past the old ones
  *
  * Enums only grow at the end.
  */
@@ -469,6 +474,7 @@ enum dropscope_stats_attr {
 	DROPSCOPE_STATS_A_SESSIONS_UNREAD,
 	DROPSCOPE_STATS_A_SESSIONS_STALE,
 	DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED,
+	DROPSCOPE_STATS_A_EPOCH,
 	__DROPSCOPE_STATS_A_MAX
 };
 
