@@ -9,6 +9,12 @@
 #   make bench             instruction cost per drop and per TCP session
 #   make spec-check        the YNL spec against the uapi header and kmod/
 #   make checkpatch        the kernel's checkpatch.pl --strict on kmod/, uapi
+#   make install           module for KVER into /lib/modules/KVER/updates, CLI,
+#                          man page, bash completion under PREFIX (DESTDIR)
+#   make uninstall         what install put there
+#   make dkms-install      the module's source to DKMS, built and installed for
+#                          every kernel with headers; dkms-uninstall removes it
+#   make deb               Debian packages dropscope and dropscope-dkms (build/deb)
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -25,19 +31,20 @@ LDLIBS_CLI := $(LDLIBS_NL) -lreadline -lpcap -lmicrohttpd -lpthread
 
 CLI_SRC := user/main.c user/cmd.c user/nl.c user/output.c user/print.c \
 	user/util.c user/watch.c user/mask.c user/kallsyms.c user/sessions.c \
-	user/top.c user/smc.c user/capture.c user/pcapng.c user/export.c
+	user/top.c user/smc.c user/capture.c user/pcapng.c user/export.c user/complete.c
 CLI_LIB := $(filter-out user/main.c,$(CLI_SRC))
 CLI_HDR := $(wildcard user/*.h) include/uapi/linux/dropscope.h
 
 .PHONY: all module user clean check check-debug lab bench deps kernels unit \
-	testbins spec-check checkpatch
+	testbins spec-check checkpatch install install-cli install-module \
+	uninstall dkms-install dkms-uninstall dkms-source deb
 
 all: module user
 
 user: user/dropscope
 
 user/dropscope: $(CLI_SRC) $(CLI_HDR)
-	$(CC) $(CFLAGS) -o $@ $(CLI_SRC) $(LDLIBS_CLI)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_SRC) $(LDLIBS_CLI)
 
 # Each kernel release builds in a tree of its own under build/kmod, so that
 # the lab kernels can be built side by side; the last one built is also
@@ -120,6 +127,64 @@ lab: deps
 
 bench: deps
 	scripts/bench
+
+# --- installing -----------------------------------------------------------
+VERSION := $(shell sed -n 's/^\#define DS_VERSION "\(.*\)"/\1/p' user/main.c)
+PREFIX ?= /usr/local
+DESTDIR ?=
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+MODDIR ?= /lib/modules/$(KVER)/updates
+# the module's source, as DKMS and the -dkms package take it
+DKMS_SRC := Kbuild Makefile dkms.conf include/uapi/linux/dropscope.h \
+	$(wildcard kmod/*.c kmod/*.h kmod/*.mk)
+DKMS_DIR ?= /usr/src/dropscope-$(VERSION)
+
+build/dropscope.bash: user/dropscope
+	@mkdir -p build
+	user/dropscope completion bash > $@
+
+install: install-module install-cli
+
+install-cli: user/dropscope build/dropscope.bash
+	install -D -m 0755 user/dropscope $(DESTDIR)$(SBINDIR)/dropscope
+	install -D -m 0644 man/dropscope.8 $(DESTDIR)$(MANDIR)/man8/dropscope.8
+	install -D -m 0644 build/dropscope.bash $(DESTDIR)$(BASHCOMPDIR)/dropscope
+
+# depmod only for the system itself: a DESTDIR is someone else's tree
+install-module: module
+	install -D -m 0644 $(KBUILD_OUT)/kmod/dropscope.ko $(DESTDIR)$(MODDIR)/dropscope.ko
+	if [ -z "$(DESTDIR)" ]; then depmod $(KVER); fi
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/dropscope $(DESTDIR)$(MANDIR)/man8/dropscope.8 \
+		$(DESTDIR)$(BASHCOMPDIR)/dropscope $(DESTDIR)$(MODDIR)/dropscope.ko
+	if [ -z "$(DESTDIR)" ] && [ -d /lib/modules/$(KVER) ]; then depmod $(KVER); fi
+
+# The source DKMS builds from: DKMS_DIR (DESTDIR-relative)
+dkms-source:
+	@grep -q '^PACKAGE_VERSION="$(VERSION)"$$' dkms.conf || \
+		{ echo "dkms.conf's PACKAGE_VERSION is not $(VERSION)" >&2; exit 1; }
+	rm -rf $(DESTDIR)$(DKMS_DIR)
+	for f in $(DKMS_SRC); do install -D -m 0644 $$f $(DESTDIR)$(DKMS_DIR)/$$f; done
+
+# Every kernel with headers: built and installed (then modprobe dropscope)
+dkms-install: dkms-source
+	dkms add -m dropscope -v $(VERSION) 2>/dev/null || \
+		dkms status -m dropscope -v $(VERSION) | grep -q .
+	set -e; for k in $$(ls /lib/modules); do \
+		[ -e /lib/modules/$$k/build/Makefile ] || continue; \
+		dkms build -m dropscope -v $(VERSION) -k $$k; \
+		dkms install -m dropscope -v $(VERSION) -k $$k --force; \
+	done
+
+dkms-uninstall:
+	dkms remove -m dropscope -v $(VERSION) --all 2>/dev/null || true
+	rm -rf $(DKMS_DIR)
+
+deb:
+	scripts/deb $(VERSION)
 
 clean:
 	rm -rf build kmod/dropscope.ko user/dropscope tests/unit/test_* tests/lab/bin tests/fuzz/bin

@@ -95,6 +95,13 @@ struct ds_cap {
 
 DEFINE_STATIC_KEY_FALSE(ds_cap_key);
 static struct ds_cap __rcu *ds_caps[DROPSCOPE_MAX_CAPTURES];
+/*
+ * The probes look at ds_caps[0 .. ds_cap_hi - 1] only. Slots are taken
+ * lowest first, so one capture costs one look. A stale value seen by a
+ * probe is harmless: higher, it looks at empty slots; lower, it misses a
+ * capture only while that capture is being published.
+ */
+static u32 ds_cap_hi;
 static u32 ds_cap_last_id;	/* under ds_lock */
 
 /* ---- the drop path: any context, this CPU's ring only ------------------ */
@@ -192,12 +199,12 @@ static bool ds_cap_has_network(const struct sk_buff *skb)
 noinline notrace void ds_capture(const struct sk_buff *skb, void *location,
 				 u32 reason)
 {
+	u32 i, hi = READ_ONCE(ds_cap_hi);
 	unsigned long loc = (unsigned long)location;
 	int masked = -1;
 	struct ds_cap *c;
-	u32 i;
 
-	for (i = 0; i < DROPSCOPE_MAX_CAPTURES; i++) {
+	for (i = 0; i < hi; i++) {
 		c = rcu_dereference_sched(ds_caps[i]);
 		if (!c)
 			continue;
@@ -205,8 +212,10 @@ noinline notrace void ds_capture(const struct sk_buff *skb, void *location,
 		    !ds_rule_matches_drop(&c->rule, skb, loc, reason))
 			continue;
 		if (!c->all) {
+			/* no rule, nothing masked: no call */
 			if (masked < 0)
-				masked = ds_rules_mask_drop(skb, loc, reason);
+				masked = rcu_access_pointer(ds_rules_live) &&
+					 ds_rules_mask_drop(skb, loc, reason);
 			if (masked)
 				continue;
 		}
@@ -256,7 +265,17 @@ static int ds_cap_put_counters(struct sk_buff *msg, const struct ds_cap *c,
 	return 0;
 }
 
-static int ds_cap_put_packet(struct sk_buff *msg, const struct ds_cap_rec *r)
+/* The most a packet nest takes, its data included. */
+static size_t ds_cap_packet_size(u32 caplen)
+{
+	return nla_total_size(0) + 2 * nla_total_size_64bit(sizeof(u64)) +
+		4 * nla_total_size(sizeof(u32)) + nla_total_size(sizeof(u16)) +
+		nla_total_size(caplen);
+}
+
+/* The nest, attribute by attribute: where 64-bit values need padding. */
+static int ds_cap_put_packet_padded(struct sk_buff *msg,
+				    const struct ds_cap_rec *r)
 {
 	struct nlattr *nest = nla_nest_start(msg, DROPSCOPE_A_PACKET);
 
@@ -278,12 +297,47 @@ static int ds_cap_put_packet(struct sk_buff *msg, const struct ds_cap_rec *r)
 	return 0;
 }
 
-/* The most a packet nest takes, its data included. */
-static size_t ds_cap_packet_size(u32 caplen)
+/* One attribute at p, its padding zeroed; returns where the next goes. */
+static __always_inline void *ds_cap_attr(void *p, int type, const void *v,
+					 int len)
 {
-	return nla_total_size(0) + 2 * nla_total_size_64bit(sizeof(u64)) +
-		4 * nla_total_size(sizeof(u32)) + nla_total_size(sizeof(u16)) +
-		nla_total_size(caplen);
+	struct nlattr *a = p;
+
+	a->nla_type = type;
+	a->nla_len = nla_attr_size(len);
+	memcpy(nla_data(a), v, len);
+	memset((u8 *)nla_data(a) + len, 0, nla_padlen(len));
+	return (u8 *)a + nla_total_size(len);
+}
+
+/*
+ * A packet's nest, in the order and format nla_put_*() would make it, but
+ * in one piece: its size is known, so it is reserved once and written in
+ * place. Where 64-bit values need a pad attribute, the nla_put_*() way.
+ */
+static int ds_cap_put_packet(struct sk_buff *msg, const struct ds_cap_rec *r)
+{
+	size_t size = ds_cap_packet_size(r->caplen);
+	u32 v32[4] = { r->reason, r->ifindex, r->netns, r->len };
+	struct nlattr *nest;
+	void *p;
+
+	if (nla_need_padding_for_64bit(msg))
+		return ds_cap_put_packet_padded(msg, r);
+	if (skb_tailroom(msg) < size)
+		return -EMSGSIZE;
+	nest = skb_put(msg, size);
+	nest->nla_type = DROPSCOPE_A_PACKET | NLA_F_NESTED;
+	nest->nla_len = size;
+	p = ds_cap_attr(nest + 1, DROPSCOPE_PACKET_A_TSTAMP, &r->tstamp, 8);
+	p = ds_cap_attr(p, DROPSCOPE_PACKET_A_LOCATION, &r->location, 8);
+	p = ds_cap_attr(p, DROPSCOPE_PACKET_A_REASON, &v32[0], 4);
+	p = ds_cap_attr(p, DROPSCOPE_PACKET_A_IFINDEX, &v32[1], 4);
+	p = ds_cap_attr(p, DROPSCOPE_PACKET_A_NETNS, &v32[2], 4);
+	p = ds_cap_attr(p, DROPSCOPE_PACKET_A_PROTOCOL, &r->protocol, 2);
+	p = ds_cap_attr(p, DROPSCOPE_PACKET_A_LEN, &v32[3], 4);
+	ds_cap_attr(p, DROPSCOPE_PACKET_A_DATA, r + 1, r->caplen);
+	return 0;
 }
 
 /* A message of the capture's: its header and counters come at the end. */
@@ -439,6 +493,8 @@ static struct ds_cap *ds_cap_remove(u32 i, bool drain, bool end)
 						     lockdep_is_held(&ds_lock));
 
 	RCU_INIT_POINTER(ds_caps[i], NULL);
+	while (ds_cap_hi && !rcu_access_pointer(ds_caps[ds_cap_hi - 1]))
+		WRITE_ONCE(ds_cap_hi, ds_cap_hi - 1);
 	if (!ds_cap_count())
 		static_branch_disable(&ds_cap_key);
 	/* the probes run under preempt_disable(): none copies into c now */
@@ -562,6 +618,7 @@ int ds_capture_start(struct nlattr **tb, const struct ds_rule *rule,
 	c->portid = info->snd_portid;
 	c->id = ++ds_cap_last_id;
 	rcu_assign_pointer(ds_caps[slot], c);
+	WRITE_ONCE(ds_cap_hi, max(ds_cap_hi, slot + 1));
 	static_branch_enable(&ds_cap_key);
 	*id = c->id;
 	return 0;

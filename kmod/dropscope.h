@@ -281,6 +281,9 @@ bool ds_rule_matches_drop(const struct ds_rule *r, const struct sk_buff *skb,
 			  unsigned long loc, u32 reason);
 u32 ds_drop_netns(const struct sk_buff *skb);
 int ds_rules_judge_smc(u32 code, bool *masked);
+/* The rules in effect, NULL while there is none (rules.c) */
+struct ds_ruleset;
+extern struct ds_ruleset __rcu *ds_rules_live;
 bool ds_rules_mask_drop(const struct sk_buff *skb, unsigned long loc,
 			u32 reason);
 u32 ds_rules_gen(void);

@@ -47,8 +47,10 @@ static struct {
 	u32 nonly_smc;		/* the ONLY rules on SMC fallbacks */
 	u32 gen;		/* bumped on every change */
 	u32 next_id;
-	struct ds_ruleset __rcu *live;	/* NULL while there is no rule */
 } rs;
+
+/* What the probes judge by; NULL while there is no rule. */
+struct ds_ruleset __rcu *ds_rules_live;
 
 /* A drop; a rule on SMC fallbacks matches none. */
 static bool ds_rule_matches(const struct ds_rule *r, const struct ds_key *k)
@@ -144,7 +146,7 @@ int ds_rules_judge_smc(u32 code, bool *masked)
 notrace bool ds_rules_mask_drop(const struct sk_buff *skb, unsigned long loc,
 				u32 reason)
 {
-	const struct ds_ruleset *set = rcu_dereference_sched(rs.live);
+	const struct ds_ruleset *set = rcu_dereference_sched(ds_rules_live);
 	struct ds_key k = { .loc = loc, .reason = reason };
 	bool masked;
 
@@ -244,7 +246,7 @@ static void ds_ruleset_publish(struct ds_ruleset *set)
 			set->fields |= DS_M_TO_FIELDS(rs.rules[i].match);
 	}
 	/* pairs with the rcu_dereference_sched() in ds_rules_mask_drop() */
-	old = rcu_replace_pointer(rs.live, set, lockdep_is_held(&ds_lock));
+	old = rcu_replace_pointer(ds_rules_live, set, lockdep_is_held(&ds_lock));
 	if (old)
 		kvfree_rcu(old, rcu);
 }

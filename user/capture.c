@@ -72,75 +72,128 @@ static int ds_cap_counters(struct ds_capture *c, struct nlattr *nest)
 	return 0;
 }
 
-static const struct nla_policy ds_packet_policy[DROPSCOPE_PACKET_A_MAX + 1] = {
-	[DROPSCOPE_PACKET_A_TSTAMP] = { .type = NLA_U64 },
-	[DROPSCOPE_PACKET_A_LOCATION] = { .type = NLA_U64 },
-	[DROPSCOPE_PACKET_A_REASON] = { .type = NLA_U32 },
-	[DROPSCOPE_PACKET_A_IFINDEX] = { .type = NLA_U32 },
-	[DROPSCOPE_PACKET_A_NETNS] = { .type = NLA_U32 },
-	[DROPSCOPE_PACKET_A_PROTOCOL] = { .type = NLA_U16 },
-	[DROPSCOPE_PACKET_A_LEN] = { .type = NLA_U32 },
+/* A packet's attributes, read in one pass over its nest. */
+struct ds_packet {
+	uint64_t tstamp, loc;
+	uint32_t reason, ifindex, netns, len, caplen;
+	uint16_t protocol;
+	const void *data;
 };
 
-static int ds_cap_packet(struct ds_capture *c, struct nlattr *nest)
+/* Each packet is read here: no table, no policy walk, one pass. */
+static int ds_packet_parse(const struct nlattr *nest, struct ds_packet *pk)
 {
-	struct nlattr *t[DROPSCOPE_PACKET_A_MAX + 1];
-	uint32_t reason, netns;
-	char site[128];
-	uint64_t loc;
+	/* the attributes a packet must carry, and the size of each value */
+	static const uint8_t size[DROPSCOPE_PACKET_A_MAX + 1] = {
+		[DROPSCOPE_PACKET_A_TSTAMP] = 8, [DROPSCOPE_PACKET_A_LOCATION] = 8,
+		[DROPSCOPE_PACKET_A_REASON] = 4, [DROPSCOPE_PACKET_A_IFINDEX] = 4,
+		[DROPSCOPE_PACKET_A_NETNS] = 4, [DROPSCOPE_PACKET_A_PROTOCOL] = 2,
+		[DROPSCOPE_PACKET_A_LEN] = 4,
+	};
+	const uint32_t need = 1U << DROPSCOPE_PACKET_A_TSTAMP |
+			      1U << DROPSCOPE_PACKET_A_LOCATION |
+			      1U << DROPSCOPE_PACKET_A_LEN |
+			      1U << DROPSCOPE_PACKET_A_DATA;
+	const struct nlattr *a = nla_data(nest);
+	int rem = nla_len(nest), n, type;
+	uint32_t seen = 0;
+	const void *v;
 
-	if (ds_nla_parse_nested(t, DROPSCOPE_PACKET_A_MAX, nest,
-				ds_packet_policy) < 0 ||
-	    !t[DROPSCOPE_PACKET_A_TSTAMP] || !t[DROPSCOPE_PACKET_A_DATA] ||
-	    !t[DROPSCOPE_PACKET_A_LOCATION] || !t[DROPSCOPE_PACKET_A_LEN])
+	memset(pk, 0, sizeof(*pk));
+	while (rem >= NLA_HDRLEN) {
+		if (a->nla_len < NLA_HDRLEN || a->nla_len > rem)
+			return -EINVAL;
+		type = a->nla_type & NLA_TYPE_MASK;
+		n = a->nla_len - NLA_HDRLEN;
+		v = (const char *)a + NLA_HDRLEN;
+		if (type <= DROPSCOPE_PACKET_A_MAX && n < size[type])
+			return -EINVAL;
+		switch (type) {
+		case DROPSCOPE_PACKET_A_TSTAMP:
+			memcpy(&pk->tstamp, v, 8);
+			break;
+		case DROPSCOPE_PACKET_A_LOCATION:
+			memcpy(&pk->loc, v, 8);
+			break;
+		case DROPSCOPE_PACKET_A_REASON:
+			memcpy(&pk->reason, v, 4);
+			break;
+		case DROPSCOPE_PACKET_A_IFINDEX:
+			memcpy(&pk->ifindex, v, 4);
+			break;
+		case DROPSCOPE_PACKET_A_NETNS:
+			memcpy(&pk->netns, v, 4);
+			break;
+		case DROPSCOPE_PACKET_A_PROTOCOL:
+			memcpy(&pk->protocol, v, 2);
+			break;
+		case DROPSCOPE_PACKET_A_LEN:
+			memcpy(&pk->len, v, 4);
+			break;
+		case DROPSCOPE_PACKET_A_DATA:
+			pk->data = v;
+			pk->caplen = (uint32_t)n;
+			break;
+		}
+		if (type < 32)
+			seen |= 1U << type;
+		rem -= NLA_ALIGN(a->nla_len);
+		a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
+	}
+	return (seen & need) == need ? 0 : -EINVAL;
+}
+
+static int ds_cap_packet(struct ds_capture *c, const struct nlattr *nest)
+{
+	struct ds_packet pk;
+	char site[128];
+
+	if (ds_packet_parse(nest, &pk))
 		return -EINVAL;
 	if (c->want && c->written >= c->want) {
 		c->beyond++;
 		return 0;
 	}
-	loc = nla_get_u64(t[DROPSCOPE_PACKET_A_LOCATION]);
-	reason = t[DROPSCOPE_PACKET_A_REASON] ?
-		 nla_get_u32(t[DROPSCOPE_PACKET_A_REASON]) : 0;
-	netns = t[DROPSCOPE_PACKET_A_NETNS] ?
-		nla_get_u32(t[DROPSCOPE_PACKET_A_NETNS]) : 0;
-	if (!c->comment[0] || loc != c->c_loc || reason != c->c_reason ||
-	    netns != c->c_netns) {
-		ds_syms_name(c->ctx->syms, loc, site, sizeof(site));
+	if (!c->comment[0] || pk.loc != c->c_loc || pk.reason != c->c_reason ||
+	    pk.netns != c->c_netns) {
+		ds_syms_name(c->ctx->syms, pk.loc, site, sizeof(site));
 		snprintf(c->comment, sizeof(c->comment),
 			 "dropscope: %s at %s netns %" PRIu32,
-			 ds_cap_reason(c, reason), site, netns);
-		c->c_loc = loc;
-		c->c_reason = reason;
-		c->c_netns = netns;
+			 ds_cap_reason(c, pk.reason), site, pk.netns);
+		c->c_loc = pk.loc;
+		c->c_reason = pk.reason;
+		c->c_netns = pk.netns;
 	}
-	if (ds_pcapng_write(c->w, nla_get_u64(t[DROPSCOPE_PACKET_A_TSTAMP]),
-			    t[DROPSCOPE_PACKET_A_IFINDEX] ?
-			    nla_get_u32(t[DROPSCOPE_PACKET_A_IFINDEX]) : 0,
-			    t[DROPSCOPE_PACKET_A_PROTOCOL] ?
-			    nla_get_u16(t[DROPSCOPE_PACKET_A_PROTOCOL]) : 0,
-			    nla_data(t[DROPSCOPE_PACKET_A_DATA]),
-			    (uint32_t)nla_len(t[DROPSCOPE_PACKET_A_DATA]),
-			    nla_get_u32(t[DROPSCOPE_PACKET_A_LEN]), c->comment))
+	if (ds_pcapng_write(c->w, pk.tstamp, pk.ifindex, pk.protocol, pk.data,
+			    pk.caplen, pk.len, c->comment))
 		c->write_err = true;
 	c->written++;
 	return 0;
 }
 
-/* A capture message, or the reply to start or stop: packets, counters. */
+/*
+ * A capture message, or the reply to start or stop: packets, counters.
+ * The file gets what the message brought before the next one is read.
+ */
 static int ds_cap_msg(struct nlattr **tb, struct nlattr *attrs, int len,
 		      void *arg)
 {
+	const struct nlattr *at = attrs;
 	struct ds_capture *c = arg;
-	struct nlattr *at;
-	int rem, err;
+	int rem = len, err;
 
-	nla_for_each_attr(at, attrs, len, rem) {
-		if (nla_type(at) != DROPSCOPE_A_PACKET)
-			continue;
-		err = ds_cap_packet(c, at);
-		if (err)
-			return err;
+	while (rem >= NLA_HDRLEN && at->nla_len >= NLA_HDRLEN &&
+	       at->nla_len <= rem) {
+		if ((at->nla_type & NLA_TYPE_MASK) == DROPSCOPE_A_PACKET) {
+			err = ds_cap_packet(c, at);
+			if (err)
+				return err;
+		}
+		rem -= NLA_ALIGN(at->nla_len);
+		at = (const struct nlattr *)((const char *)at + NLA_ALIGN(at->nla_len));
 	}
+	if (c->w && ds_pcapng_flush(c->w))
+		c->write_err = true;
 	return tb[DROPSCOPE_A_CAPTURE] ?
 	       ds_cap_counters(c, tb[DROPSCOPE_A_CAPTURE]) : 0;
 }

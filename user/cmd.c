@@ -365,14 +365,19 @@ static void ds_reasons_reset(void *arg)
 	((struct ds_reasons *)arg)->n = 0;
 }
 
+int ds_reasons_fetch(struct ds_nl *nl, struct ds_reasons *r)
+{
+	return ds_nl_dump(nl, DROPSCOPE_CMD_REASONS_GET, ds_reasons_cb,
+			  ds_reasons_reset, r);
+}
+
 int ds_reasons_get(struct ds_ctx *ctx, struct ds_reasons *r)
 {
 	int err = ds_ctx_nl(ctx);
 
 	if (err)
 		return err;
-	err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_REASONS_GET, ds_reasons_cb,
-			 ds_reasons_reset, r);
+	err = ds_reasons_fetch(ctx->nl, r);
 	if (err) {
 		free(r->v);
 		r->v = NULL;
@@ -654,6 +659,10 @@ const struct ds_cmd ds_cmds[] = {
 	{ "top", cmd_top,
 	  "[interval SECS] [top N] [sort bytes|rx|tx|retrans|drops] [pid PID] [port PORT] [count N]",
 	  "the busiest TCP sessions of each interval, full screen until q", 0 },
+	{ "completion", cmd_completion, "bash",
+	  "print the bash completion script (it asks complete)", 0 },
+	{ "complete", cmd_complete, "WORD... PREFIX",
+	  "the completions of PREFIX after the words, one a line", 0 },
 	{ "help", cmd_help, "[COMMAND]", "this list, or one command", 0 },
 	{ "quit", cmd_quit, "", "leave the shell (also: exit, Ctrl-D)", 0 },
 	{ "exit", cmd_quit, "", "leave the shell", 0 },
@@ -707,51 +716,4 @@ int ds_cmd_run(struct ds_ctx *ctx, int argc, char **argv)
 		return DS_EUSAGE;
 	}
 	return c->fn(ctx, c, argc - used, argv + used);
-}
-
-/*
- * Completion: the words that may come after words[0..n-1] and start with
- * prefix, one per call; state counts the calls from 0. NULL ends the list.
- */
-const char *ds_cmd_complete(char **words, int n, const char *prefix,
-			    int state)
-{
-	static char word[32];
-	const struct ds_cmd *c;
-	int seen = 0;
-
-	for (c = ds_cmds; c->name; c++) {
-		const char *p = c->name;
-		const struct ds_cmd *d;
-		bool dup = false;
-		size_t len;
-		int i;
-
-		for (i = 0; i < n && *p; i++) {
-			len = strcspn(p, " ");
-			if (strlen(words[i]) != len || strncmp(p, words[i], len))
-				break;
-			p += len + strspn(p + len, " ");
-		}
-		if (i != n || !*p)
-			continue;
-		len = strcspn(p, " ");
-		if (len >= sizeof(word) || strncmp(p, prefix, strlen(prefix)))
-			continue;
-		/* commands that share the words so far and this one (show
-		 * smc, show smc sockets): offer it once */
-		len += p - c->name;
-		for (d = ds_cmds; d != c && !dup; d++)
-			dup = !strncmp(d->name, c->name, len) &&
-			      (d->name[len] == ' ' || !d->name[len]);
-		len -= p - c->name;
-		if (dup)
-			continue;
-		if (seen++ == state) {
-			memcpy(word, p, len);
-			word[len] = '\0';
-			return word;
-		}
-	}
-	return NULL;
 }

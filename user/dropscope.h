@@ -203,6 +203,13 @@ struct ds_sites {
 };
 
 int ds_sites_fetch(struct ds_nl *nl, struct ds_sites *s);
+int ds_reasons_fetch(struct ds_nl *nl, struct ds_reasons *r);
+
+/* complete.c */
+int cmd_complete(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		 char **argv);
+int cmd_completion(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		   char **argv);
 int ds_stat_get(struct ds_ctx *ctx, int attr, uint64_t *v);
 
 /* mask.c */
@@ -223,6 +230,7 @@ const char *ds_dev_name(uint32_t ifindex, char *buf, size_t len);
 const char *ds_netns_name(uint32_t inum, char *buf, size_t len);
 const char *ds_l3_name(uint32_t l3, char *buf, size_t len);
 const char *ds_l4_name(uint32_t l4, char *buf, size_t len);
+const char *const *ds_proto_names(bool l3);
 
 /* sessions.c: TCP sessions */
 struct ds_session {
@@ -320,6 +328,7 @@ struct ds_pcapng *ds_pcapng_open(FILE *f, uint32_t snaplen);
 int ds_pcapng_write(struct ds_pcapng *w, uint64_t ns, uint32_t ifindex,
 		    uint16_t protocol, const void *data, uint32_t caplen,
 		    uint32_t len, const char *comment);
+int ds_pcapng_flush(struct ds_pcapng *w);
 int ds_pcapng_close(struct ds_pcapng *w);
 
 /* watch.c: the loop of watch, watch sessions and top */

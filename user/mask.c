@@ -64,6 +64,20 @@ static const char *ds_proto_name(const struct ds_proto *t, unsigned int v,
 	return buf;
 }
 
+/* The names, for completion: NULL-terminated. */
+const char *const *ds_proto_names(bool l3)
+{
+	static const char *names[2][DS_N(ds_l4)];
+	const struct ds_proto *t = l3 ? ds_l3 : ds_l4;
+	const char **n = names[l3];
+	size_t i;
+
+	for (i = 0; t[i].name; i++)
+		n[i] = t[i].name;
+	n[i] = NULL;
+	return n;
+}
+
 const char *ds_l3_name(uint32_t l3, char *buf, size_t len)
 {
 	return ds_proto_name(ds_l3, l3, buf, len);

@@ -27,6 +27,8 @@
 
 /* the largest block: a packet of 65535 bytes, its header and comment */
 #define DS_BLOCK_MAX	(28 + DS_SLL2_LEN + 65536 + 4 + 65536 + 8)
+/* blocks are gathered here and written by ds_pcapng_flush() */
+#define DS_PCAPNG_BUF	(1U << 20)
 
 /* A block is put together in buf, then written with one fwrite(). */
 struct ds_pcapng {
@@ -34,7 +36,7 @@ struct ds_pcapng {
 	uint32_t snaplen;
 	int err;
 	size_t len;
-	uint8_t buf[DS_BLOCK_MAX];
+	uint8_t buf[DS_PCAPNG_BUF];
 };
 
 static void ds_put(struct ds_pcapng *w, const void *p, size_t n)
@@ -135,11 +137,12 @@ int ds_pcapng_write(struct ds_pcapng *w, uint64_t ns, uint32_t ifindex,
 		    uint16_t protocol, const void *data, uint32_t caplen,
 		    uint32_t len, const char *comment)
 {
-	static const uint8_t zero[4];
-	uint8_t sll2[DS_SLL2_LEN] = { 0 };
 	size_t clen = comment ? strlen(comment) : 0, plen;
-	uint16_t be16;
-	uint32_t be32, total;
+	uint8_t sll2[DS_SLL2_LEN] = { 0 };
+	uint32_t head[7], total;
+	uint16_t be16, opt[2];
+	uint32_t be32;
+	uint8_t *p;
 
 	if (clen > 0xffff)
 		clen = 0xffff;
@@ -153,22 +156,50 @@ int ds_pcapng_write(struct ds_pcapng *w, uint64_t ns, uint32_t ifindex,
 	plen = DS_SLL2_LEN + caplen;
 	total = (uint32_t)(28 + ds_pad4(plen) +
 			   (clen ? ds_opt_size(clen) + 4 : 0) + 4);
-	ds_put32(w, DS_BT_EPB);
-	ds_put32(w, total);
-	ds_put32(w, 0);				/* interface 0 */
-	ds_put32(w, (uint32_t)(ns >> 32));
-	ds_put32(w, (uint32_t)ns);
-	ds_put32(w, (uint32_t)plen);
-	ds_put32(w, DS_SLL2_LEN + len);
-	ds_put(w, sll2, sizeof(sll2));
-	ds_put(w, data, caplen);
-	ds_put(w, zero, ds_pad4(plen) - plen);
-	if (clen) {
-		ds_opt(w, 1, comment, clen);	/* opt_comment */
-		ds_put32(w, 0);
+	if (total > DS_BLOCK_MAX) {
+		w->err = -1;
+		return w->err;
 	}
-	ds_put32(w, total);
+	if (w->len + total > sizeof(w->buf))
+		ds_flush(w);
+	/* the Enhanced Packet Block, written in place */
+	head[0] = DS_BT_EPB;
+	head[1] = total;
+	head[2] = 0;				/* interface 0 */
+	head[3] = (uint32_t)(ns >> 32);
+	head[4] = (uint32_t)ns;
+	head[5] = (uint32_t)plen;
+	head[6] = DS_SLL2_LEN + len;
+	p = w->buf + w->len;
+	memcpy(p, head, sizeof(head));
+	p += sizeof(head);
+	memcpy(p, sll2, sizeof(sll2));
+	p += sizeof(sll2);
+	memcpy(p, data, caplen);
+	p += caplen;
+	memset(p, 0, ds_pad4(plen) - plen);
+	p += ds_pad4(plen) - plen;
+	if (clen) {
+		opt[0] = 1;			/* opt_comment */
+		opt[1] = (uint16_t)clen;
+		memcpy(p, opt, sizeof(opt));
+		p += sizeof(opt);
+		memcpy(p, comment, clen);
+		p += clen;
+		memset(p, 0, ds_pad4(clen) - clen + 4);	/* and opt_endofopt */
+		p += ds_pad4(clen) - clen + 4;
+	}
+	memcpy(p, &total, 4);
+	w->len += total;
+	return w->err;
+}
+
+/* Write out the blocks gathered so far; nonzero if the file refused. */
+int ds_pcapng_flush(struct ds_pcapng *w)
+{
 	ds_flush(w);
+	if (!w->err && fflush(w->f))
+		w->err = -1;
 	return w->err;
 }
 
@@ -179,6 +210,7 @@ int ds_pcapng_close(struct ds_pcapng *w)
 
 	if (!w)
 		return 0;
+	ds_flush(w);
 	err = w->err;
 	if (fclose(w->f))
 		err = -1;

@@ -154,6 +154,14 @@ static void test_complete(void **state)
 	char *set[] = { "set" };
 	char *start[] = { "start" };
 	char *smc[] = { "show", "smc" };
+	char *sort[] = { "show", "sessions", "sort" };
+	char *sessions[] = { "show", "sessions" };
+	char *l4[] = { "mask", "add", "l4" };
+	char *mask[] = { "mask", "add", "l4", "tcp" };
+	char *cap[] = { "capture", "f.pcapng", "l3" };
+	char *exp[] = { "export" };
+	char *help[] = { "help" };
+	char *top[] = { "top", "count" };
 	char out[256];
 
 	(void)state;
@@ -171,10 +179,28 @@ static void test_complete(void **state)
 	assert_string_equal(out, "sockets");
 	complete(set, 1, "", out, sizeof(out));
 	assert_string_equal(out, "interval threshold top ratelimit");
+	/* arguments, from the usage strings of the command table */
 	complete(start, 1, "", out, sizeof(out));
-	assert_string_equal(out, "");
+	assert_string_equal(out, "drops tcp smc");
 	complete(NULL, 0, "t", out, sizeof(out));
 	assert_string_equal(out, "top");
+	complete(sort, 3, "r", out, sizeof(out));
+	assert_string_equal(out, "rx retrans");
+	complete(sessions, 2, "", out, sizeof(out));
+	assert_string_equal(out, "live closed all top sort pid port");
+	complete(l4, 3, "u", out, sizeof(out));
+	assert_string_equal(out, "udp udplite");
+	complete(mask, 4, "", out, sizeof(out));
+	assert_string_equal(out, "site reason dev l3 l4 netns smc");
+	complete(cap, 3, "ipv", out, sizeof(out));
+	assert_string_equal(out, "ipv4 ipv6");
+	complete(exp, 1, "--t", out, sizeof(out));
+	assert_string_equal(out, "--textfile");
+	complete(help, 1, "wa", out, sizeof(out));
+	assert_string_equal(out, "watch");
+	/* a placeholder value: nothing to offer */
+	complete(top, 2, "", out, sizeof(out));
+	assert_string_equal(out, "");
 }
 
 /* top's arguments: each kind, the defaults, and a clear word on bad ones. */
