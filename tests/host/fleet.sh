@@ -114,6 +114,8 @@ for k in $kernels; do
 done
 
 # --- each lab kernel, booted with the packaged root ------------------------------
+# the guests mount their own /proc, /sys, /dev, /tmp and /run there
+for m in run tmp dev sys proc; do umount -R "$R/$m"; done
 cat > "$W/guest.sh" <<'EOF'
 #!/bin/bash
 # in the guest: the packaged root at $1, chrooted, as a lab machine

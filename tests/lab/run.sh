@@ -37,7 +37,7 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	smc_watch smc_r smc_late smc_masks
 	capture_filter capture_overflow capture_two capture_masks capture_bad
 	capture_unload
-	export_prometheus export_textfile export_reload export_bad
+	export_prometheus export_textfile export_reload export_bad completion
 	fuzz_netlink cycles unload_dump
 	four_clis privileges)
 
@@ -626,6 +626,8 @@ done
 . tests/lab/capture.sh
 # shellcheck source=tests/lab/export.sh
 . tests/lab/export.sh
+# shellcheck source=tests/lab/complete.sh
+. tests/lab/complete.sh
 # shellcheck source=tests/lab/cycles.sh
 . tests/lab/cycles.sh
 for t in "${TESTS[@]}"; do
