@@ -129,7 +129,7 @@ set -u
 echo "modprobe: $(modprobe dropscope 2>&1 && echo loaded)"
 echo "path: $(modinfo -n dropscope)"
 echo "which: $(command -v dropscope)"
-udp0=$(awk '/^Udp:/ {getline; print $4}' /proc/net/snmp)
+udp0=$(awk '/^Udp:/ {getline; print $3}' /proc/net/snmp)
 dropscope start drops
 python3 -c '
 import socket
@@ -138,7 +138,7 @@ for i in range(250):
     s.sendto(b"x", ("127.0.0.1", 7))
 '
 dropscope stop
-udp1=$(awk '/^Udp:/ {getline; print $4}' /proc/net/snmp)
+udp1=$(awk '/^Udp:/ {getline; print $3}' /proc/net/snmp)
 echo "noports: $((udp1 - udp0))"
 echo "counted: $(dropscope -j show sites | python3 -c 'import json,sys; print(sum(s["count"] for s in json.load(sys.stdin) if s["reason"]=="NO_SOCKET" and s["symbol"].startswith("__udp4_lib_rcv")))')"
 source /usr/share/bash-completion/completions/dropscope
