@@ -55,6 +55,12 @@
 #define DS_CAP_MAX_OFF	0xff000U
 /* a record that only pads the ring to its end */
 #define DS_CAP_PAD	0xffffffffU
+/*
+ * The most of a packet a record holds, whatever the snaplen: its nest in
+ * a message must fit a netlink attribute's 16-bit length (a 64 KiB
+ * datagram on lo does not). ds_cap_put_packet() checks it at build time.
+ */
+#define DS_CAP_MAX_CAPLEN	65460U
 
 /* A record in a ring, 8-byte aligned, followed by caplen bytes. */
 struct ds_cap_rec {
@@ -112,7 +118,8 @@ static void ds_cap_copy(struct ds_cap *c, const struct sk_buff *skb,
 {
 	struct ds_cap_cpu *pc = this_cpu_ptr(c->pc);
 	int off = skb_network_offset(skb);
-	u32 len = skb->len - off, caplen = min(len, c->snaplen);
+	u32 len = skb->len - off;
+	u32 caplen = min3(len, c->snaplen, DS_CAP_MAX_CAPLEN);
 	u32 size = ALIGN(sizeof(struct ds_cap_rec) + caplen, 8);
 	u32 head, tail, at, pad;
 	struct ds_cap_rec *r;
@@ -322,6 +329,7 @@ static int ds_cap_put_packet(struct sk_buff *msg, const struct ds_cap_rec *r)
 	struct nlattr *nest;
 	void *p;
 
+	BUILD_BUG_ON(ds_cap_packet_size(DS_CAP_MAX_CAPLEN) > U16_MAX);
 	if (nla_need_padding_for_64bit(msg))
 		return ds_cap_put_packet_padded(msg, r);
 	if (skb_tailroom(msg) < size)

@@ -209,3 +209,30 @@ test_capture_unload() {
 		ok "unload during a capture: no warning in dmesg"
 	fi
 }
+
+# A datagram as large as IPv4 allows (65 535 bytes, on lo's 64 KiB MTU)
+# and one of 65 468, just above the limit: both are captured truncated to 65 460
+# bytes (a netlink attribute's length is 16 bits), with their true lengths;
+# a small one whole
+test_capture_jumbo() {
+	local got
+	need tshark
+	setup_module
+	$DS start drops
+	cap_start j filter "udp dst port 7779"
+	python3 - <<-'PY' || abort "could not send the datagrams"
+	import socket
+	s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+	for n in (65507, 65440, 1000):
+	    s.sendto(bytes(i % 251 for i in range(n)), ("127.0.0.1", 7779))
+	PY
+	sleep 1.5
+	cap_stop $cap
+	check "three packets captured, none lost" "3 3 0 0" \
+		"$(cap_sum j matched captured lost_buffer lost_socket)"
+	# SLL2's 20 bytes come first; caplen and len from the network header
+	got=$(tshark -r "$TMP/j.pcapng" -T fields -e frame.cap_len -e frame.len -e ip.len 2>/dev/null | tr '\t\n' '  ')
+	check "captured lengths: truncated at 65 460 only beyond it, true lengths kept" \
+		"65480 65555 65535 65480 65488 65468 1048 1048 1028 " "$got"
+	check "tcpdump reads the file" 3 "$(cap_count "$TMP/j.pcapng")"
+}

@@ -36,7 +36,7 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	sessions_masked sessions_bad_params smc_absent smc_fallbacks smc_sockets
 	smc_watch smc_r smc_late smc_masks
 	capture_filter capture_overflow capture_two capture_masks capture_bad
-	capture_unload
+	capture_jumbo capture_unload
 	export_prometheus export_textfile export_reload export_bad completion
 	fuzz_netlink cycles unload_dump
 	four_clis privileges)

@@ -186,7 +186,8 @@
  *         network header. Loads of ancillary data, and offsets of 0xff000
  *         and beyond, are refused.
  *     DROPSCOPE_CAPTURE_A_SNAPLEN: NLA_U32, 1 to 65535 (default 65535):
- *         the bytes kept of each packet, from its network header
+ *         the bytes kept of each packet, from its network header; never
+ *         more than 65460, what a packet's nest in a message can hold
  *     DROPSCOPE_CAPTURE_A_ALL: NLA_FLAG: drops the mask rules hide too
  *         (default: the rules' verdict on each drop decides, as it does
  *         for the drops of sessions)
