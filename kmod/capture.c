@@ -490,12 +490,8 @@ static u32 ds_cap_count(void)
 	return n;
 }
 
-/*
- * Take capture i away: no probe sees it once this returns; with drain,
- * what it buffered is sent (end marks the last message, for a capture its
- * socket did not stop itself). The caller frees it.
- */
-static struct ds_cap *ds_cap_remove(u32 i, bool drain, bool end)
+/* Take capture i out of the probes' sight; they may still hold it. */
+static struct ds_cap *ds_cap_unpublish(u32 i)
 {
 	struct ds_cap *c = rcu_dereference_protected(ds_caps[i],
 						     lockdep_is_held(&ds_lock));
@@ -505,11 +501,42 @@ static struct ds_cap *ds_cap_remove(u32 i, bool drain, bool end)
 		WRITE_ONCE(ds_cap_hi, ds_cap_hi - 1);
 	if (!ds_cap_count())
 		static_branch_disable(&ds_cap_key);
+	return c;
+}
+
+/* Take capture i away and drain it (STOP); the caller frees it. */
+static struct ds_cap *ds_cap_remove(u32 i)
+{
+	struct ds_cap *c = ds_cap_unpublish(i);
+
 	/* the probes run under preempt_disable(): none copies into c now */
 	synchronize_rcu();
-	if (drain)
-		ds_cap_drain(c, end);
+	ds_cap_drain(c, false);
 	return c;
+}
+
+/*
+ * Take away the captures of the slots in mask: no probe sees them once
+ * this returns (one grace period for all); with drain, what they
+ * buffered is sent (end marks the last message, for a capture its socket
+ * did not stop itself); then they are freed.
+ */
+static void ds_cap_remove_all(unsigned long mask, bool drain, bool end)
+{
+	struct ds_cap *taken[DROPSCOPE_MAX_CAPTURES];
+	u32 i, n = 0;
+
+	for_each_set_bit(i, &mask, DROPSCOPE_MAX_CAPTURES)
+		taken[n++] = ds_cap_unpublish(i);
+	if (!n)
+		return;
+	/* the probes run under preempt_disable(): none copies into them now */
+	synchronize_rcu();
+	for (i = 0; i < n; i++) {
+		if (drain)
+			ds_cap_drain(taken[i], end);
+		ds_cap_free(taken[i]);
+	}
 }
 
 /*
@@ -657,7 +684,7 @@ struct ds_cap *ds_capture_stop(u32 id, u32 portid,
 				       "capture: it belongs to another socket");
 			return ERR_PTR(-EPERM);
 		}
-		return ds_cap_remove(i, true, false);
+		return ds_cap_remove(i);
 	}
 	NL_SET_ERR_MSG(extack, "capture: no capture has this id");
 	return ERR_PTR(-ENOENT);
@@ -677,12 +704,14 @@ int ds_capture_fill(struct sk_buff *msg, const void *cap)
 /* Monitoring stops, or the module goes: every capture ends, drained. */
 void ds_capture_end_all(void)
 {
+	unsigned long mask = 0;
 	u32 i;
 
 	lockdep_assert_held(&ds_lock);
 	for (i = 0; i < DROPSCOPE_MAX_CAPTURES; i++)
 		if (rcu_access_pointer(ds_caps[i]))
-			ds_cap_free(ds_cap_remove(i, true, true));
+			__set_bit(i, &mask);
+	ds_cap_remove_all(mask, true, true);
 }
 
 /* A netlink socket is released: its captures end, with nobody to tell. */
@@ -690,6 +719,7 @@ static int ds_cap_notify(struct notifier_block *nb, unsigned long event,
 			 void *ptr)
 {
 	struct netlink_notify *n = ptr;
+	unsigned long mask = 0;
 	struct ds_cap *c;
 	u32 i;
 
@@ -700,8 +730,9 @@ static int ds_cap_notify(struct notifier_block *nb, unsigned long event,
 		c = rcu_dereference_protected(ds_caps[i],
 					      lockdep_is_held(&ds_lock));
 		if (c && c->portid == n->portid && net_eq(c->net, n->net))
-			ds_cap_free(ds_cap_remove(i, false, false));
+			__set_bit(i, &mask);
 	}
+	ds_cap_remove_all(mask, false, false);
 	mutex_unlock(&ds_lock);
 	return NOTIFY_DONE;
 }
