@@ -7,6 +7,8 @@
 #                          kmemleak...), built once per machine; not in check
 #   make lab               boot 6.12 under QEMU with dropscope and traffic
 #   make bench             instruction cost per drop and per TCP session
+#   make profile           where a drop's instructions go, per function, with
+#                          and without a monitor (a TCG plugin counts them)
 #   make spec-check        the YNL spec against the uapi header and kmod/
 #   make checkpatch        the kernel's checkpatch.pl --strict on kmod/, uapi
 #   make install           module for KVER into /lib/modules/KVER/updates, CLI,
@@ -37,7 +39,7 @@ CLI_HDR := $(wildcard user/*.h) include/uapi/linux/dropscope.h
 
 .PHONY: all module user clean check check-debug lab bench deps kernels unit \
 	testbins spec-check checkpatch install install-cli install-module \
-	uninstall dkms-install dkms-uninstall dkms-source deb
+	uninstall dkms-install dkms-uninstall dkms-source deb profile
 
 all: module user
 
@@ -127,6 +129,9 @@ lab: deps
 
 bench: deps
 	scripts/bench
+
+profile: deps
+	scripts/profile
 
 # --- installing -----------------------------------------------------------
 VERSION := $(shell sed -n 's/^\#define DS_VERSION "\(.*\)"/\1/p' user/main.c)
