@@ -394,20 +394,20 @@ static int ds_series_cmp(const void *a, const void *b)
 /* The text of all series; the caller frees it. Under m->lock. */
 static char *ds_metrics_text(struct ds_metrics *m, size_t *len)
 {
-	struct ds_series *up;
+	struct ds_series *up, *limit;
 	char *buf = NULL;
 	FILE *f;
 	size_t i;
 	int fam = -1;
 
+	/* the exporter's own series, there from the first scrape */
 	up = ds_series_get(m, DS_MF_UP, "");
-	if (up) {
-		up->last = m->up;
-		up->base = 0;
-	}
-	ds_series_get(m, DS_MF_SITES_LIMIT, "")->last = m->max_sites;
-	ds_series_get(m, DS_MF_EPOCHS, "");
-	ds_series_get(m, DS_MF_READ_ERRORS, "");
+	limit = ds_series_get(m, DS_MF_SITES_LIMIT, "");
+	if (!up || !limit || !ds_series_get(m, DS_MF_EPOCHS, "") ||
+	    !ds_series_get(m, DS_MF_READ_ERRORS, ""))
+		return NULL;
+	up->last = m->up;
+	limit->last = m->max_sites;
 	qsort(m->v, m->n, sizeof(*m->v), ds_series_cmp);
 	f = open_memstream(&buf, len);
 	if (!f)
