@@ -79,7 +79,7 @@ test_capture_overflow() {
 	local udp0 n=20000
 	need tcpdump
 	setup_module
-	# no drain before the drops are all in: 20 000 records of 112 bytes
+	# no drain before the drops are all in: 20 000 records of about 72 bytes
 	# overflow two rings of 256 KiB, however slow the kernel (the debug
 	# kernel's drops took longer than a 10 s interval)
 	$DS set interval 60s
