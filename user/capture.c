@@ -101,7 +101,7 @@ static int ds_packet_parse(const struct nlattr *nest, struct ds_packet *pk)
 
 	memset(pk, 0, sizeof(*pk));
 	while (rem >= NLA_HDRLEN) {
-		if (a->nla_len < NLA_HDRLEN || a->nla_len > rem)
+		if (!ds_nla_whole(a, rem))
 			return -EINVAL;
 		type = a->nla_type & NLA_TYPE_MASK;
 		n = a->nla_len - NLA_HDRLEN;
@@ -137,8 +137,7 @@ static int ds_packet_parse(const struct nlattr *nest, struct ds_packet *pk)
 		}
 		if (type < 32)
 			seen |= 1U << type;
-		rem -= NLA_ALIGN(a->nla_len);
-		a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
+		a = ds_nla_after(a, &rem);
 	}
 	return (seen & need) == need ? 0 : -EINVAL;
 }
@@ -182,15 +181,12 @@ static int ds_cap_msg(struct nlattr **tb, struct nlattr *attrs, int len,
 	struct ds_capture *c = arg;
 	int rem = len, err;
 
-	while (rem >= NLA_HDRLEN && at->nla_len >= NLA_HDRLEN &&
-	       at->nla_len <= rem) {
-		if ((at->nla_type & NLA_TYPE_MASK) == DROPSCOPE_A_PACKET) {
-			err = ds_cap_packet(c, at);
-			if (err)
-				return err;
-		}
-		rem -= NLA_ALIGN(at->nla_len);
-		at = (const struct nlattr *)((const char *)at + NLA_ALIGN(at->nla_len));
+	for (; ds_nla_whole(at, rem); at = ds_nla_after(at, &rem)) {
+		if ((at->nla_type & NLA_TYPE_MASK) != DROPSCOPE_A_PACKET)
+			continue;
+		err = ds_cap_packet(c, at);
+		if (err)
+			return err;
 	}
 	if (c->w && ds_pcapng_flush(c->w))
 		c->write_err = true;

@@ -482,36 +482,43 @@ static const struct {
 static int ds_stats_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			void *arg)
 {
-	struct nlattr *st[DROPSCOPE_STATS_A_MAX + 1];
-	uint64_t *v = arg;
-	size_t i;
+	struct nlattr *t[DROPSCOPE_STATS_A_MAX + 1];
+	struct ds_stats_read *r = arg;
+	int i;
 
 	(void)attrs;
 	(void)len;
 	if (!tb[DROPSCOPE_A_STATS] ||
-	    nla_parse_nested(st, DROPSCOPE_STATS_A_MAX, tb[DROPSCOPE_A_STATS],
+	    nla_parse_nested(t, DROPSCOPE_STATS_A_MAX, tb[DROPSCOPE_A_STATS],
 			     NULL) < 0)
 		return -EINVAL;
-	for (i = 0; i < DS_NSTATS; i++)
-		if (st[ds_stats_fields[i].attr])
-			v[i] = nla_get_u64(st[ds_stats_fields[i].attr]);
+	for (i = DROPSCOPE_STATS_A_EVENTS; i <= DROPSCOPE_STATS_A_MAX; i++) {
+		if (!t[i] || nla_len(t[i]) != sizeof(uint64_t))
+			continue;
+		r->v[i] = nla_get_u64(t[i]);
+		r->has[i] = true;
+	}
 	return 0;
+}
+
+/* The module's statistics, by attribute; prints nothing. */
+int ds_stats_fetch(struct ds_nl *nl, struct ds_stats_read *st)
+{
+	memset(st, 0, sizeof(*st));
+	return ds_nl_do(nl, DROPSCOPE_CMD_STATS_GET, ds_stats_cb, st);
 }
 
 /* One statistic, as show stats gets it. */
 int ds_stat_get(struct ds_ctx *ctx, int attr, uint64_t *v)
 {
-	uint64_t all[DS_NSTATS] = { 0 };
-	size_t i;
+	struct ds_stats_read st;
 	int err;
 
 	err = ds_ctx_nl(ctx);
 	if (!err)
-		err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_STATS_GET, ds_stats_cb,
-			       all);
-	for (i = 0; i < DS_NSTATS && !err; i++)
-		if (ds_stats_fields[i].attr == attr)
-			*v = all[i];
+		err = ds_stats_fetch(ctx->nl, &st);
+	if (!err)
+		*v = st.v[attr];
 	return err;
 }
 
@@ -519,7 +526,7 @@ static int cmd_show_stats(struct ds_ctx *ctx, const struct ds_cmd *self,
 			int argc, char **argv)
 {
 	struct ds_print p = { .f = stdout, .json = ctx->json };
-	uint64_t v[DS_NSTATS] = { 0 };
+	struct ds_stats_read st;
 	char fmt[64];
 	size_t i;
 	int err;
@@ -530,7 +537,7 @@ static int cmd_show_stats(struct ds_ctx *ctx, const struct ds_cmd *self,
 	err = ds_ctx_nl(ctx);
 	if (err)
 		return err;
-	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_STATS_GET, ds_stats_cb, v);
+	err = ds_stats_fetch(ctx->nl, &st);
 	if (err)
 		return ds_fail(ctx, err);
 	ds_print_open_obj(&p, NULL);
@@ -538,7 +545,8 @@ static int cmd_show_stats(struct ds_ctx *ctx, const struct ds_cmd *self,
 		/* the labels hold no '%' */
 		snprintf(fmt, sizeof(fmt), "%-30s %%" PRIu64 "\n",
 			 ds_stats_fields[i].label);
-		ds_print_u64(&p, DS_ANY, ds_stats_fields[i].key, fmt, v[i]);
+		ds_print_u64(&p, DS_ANY, ds_stats_fields[i].key, fmt,
+			     st.v[ds_stats_fields[i].attr]);
 	}
 	ds_print_close_obj(&p);
 	return DS_OK;

@@ -131,7 +131,7 @@ static void ds_values(struct ds_words *w, const char *key)
 	} else if (!strcmp(key, "dev")) {
 		ds_dir_names(w, "/sys/class/net");
 	} else if (!strcmp(key, "netns")) {
-		ds_dir_names(w, "/run/netns");
+		ds_dir_names(w, DS_NETNS_DIR);
 	} else if (!strcmp(key, "l3") || !strcmp(key, "l4")) {
 		for (n = ds_proto_names(key[1] == '3'); *n; n++)
 			ds_word(w, *n, strlen(*n));
@@ -201,17 +201,14 @@ static void ds_complete_args(const struct ds_cmd *c, char **args, int n,
 
 	if (strstr(c->args, "FIELD VALUE")) {
 		/* mask add, mask only: FIELD VALUE pairs */
-		static const char *const fields[] = {
-			"site", "reason", "dev", "l3", "l4", "netns", "smc",
-		};
-		size_t i;
+		const char *const *f;
 
 		if (n % 2) {
 			ds_values(w, last);
 			return;
 		}
-		for (i = 0; i < DS_N(fields); i++)
-			ds_word(w, fields[i], strlen(fields[i]));
+		for (f = ds_mask_fields; *f; f++)
+			ds_word(w, *f, strlen(*f));
 		return;
 	}
 	if (!strcmp(c->name, "help")) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include <linux/dropscope.h>
+#include <linux/netlink.h>
 
 #include "print.h"
 
@@ -36,6 +37,21 @@ struct nlattr;
  */
 typedef int (*ds_msg_fn)(struct nlattr **tb, struct nlattr *attrs, int len,
 			 void *arg);
+
+/* Walking attributes: is there a whole one at a, within rem bytes? */
+static inline bool ds_nla_whole(const struct nlattr *a, int rem)
+{
+	return rem >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
+	       a->nla_len <= rem;
+}
+
+/* The attribute after a; rem loses what a took. */
+static inline const struct nlattr *ds_nla_after(const struct nlattr *a,
+						int *rem)
+{
+	*rem -= NLA_ALIGN(a->nla_len);
+	return (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
+}
 
 struct nla_policy;
 int ds_nla_parse(struct nlattr **tb, int max, struct nlattr *head, int len,
@@ -204,15 +220,25 @@ struct ds_sites {
 
 int ds_sites_fetch(struct ds_nl *nl, struct ds_sites *s);
 int ds_reasons_fetch(struct ds_nl *nl, struct ds_reasons *r);
+int ds_stat_get(struct ds_ctx *ctx, int attr, uint64_t *v);
+
+/* The module's statistics by attribute, those it sent marked in has. */
+struct ds_stats_read {
+	uint64_t v[DROPSCOPE_STATS_A_MAX + 1];
+	bool has[DROPSCOPE_STATS_A_MAX + 1];
+};
+
+int ds_stats_fetch(struct ds_nl *nl, struct ds_stats_read *st);
 
 /* complete.c */
 int cmd_complete(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		 char **argv);
 int cmd_completion(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		   char **argv);
-int ds_stat_get(struct ds_ctx *ctx, int attr, uint64_t *v);
 
 /* mask.c */
+#define DS_NETNS_DIR "/run/netns"	/* ip netns names */
+extern const char *const ds_mask_fields[];	/* NULL-terminated */
 int ds_ctx_syms(struct ds_ctx *ctx);
 /* FIELD VALUE pairs of a rule into msg, inside its open DROPSCOPE_A_RULE */
 int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,

@@ -94,6 +94,11 @@ static const struct ds_family ds_families[DS_MF_COUNT] = {
 		"SMC-R links gone down" },
 };
 
+static bool ds_is_counter(int family)
+{
+	return !strcmp(ds_families[family].type, "counter");
+}
+
 struct ds_series {
 	int family;
 	char *labels;		/* 'a="x",b="y"', or "" */
@@ -202,8 +207,7 @@ static void ds_metrics_finish(struct ds_metrics *m)
 		s = &m->v[i];
 		if (s->seen != m->reads)
 			continue;
-		if (!strcmp(ds_families[s->family].type, "counter") &&
-		    s->cur < s->last)
+		if (ds_is_counter(s->family) && s->cur < s->last)
 			s->base += s->last;
 		s->last = s->cur;
 	}
@@ -229,33 +233,6 @@ static bool ds_site_labelled(struct ds_metrics *m, const char *key)
 		return false;
 	m->nsites++;
 	return true;
-}
-
-struct ds_stats_read {
-	uint64_t v[DROPSCOPE_STATS_A_MAX + 1];
-	bool has[DROPSCOPE_STATS_A_MAX + 1];
-};
-
-static int ds_stats_cb(struct nlattr **tb, struct nlattr *attrs, int len,
-		       void *arg)
-{
-	struct nlattr *t[DROPSCOPE_STATS_A_MAX + 1];
-	struct ds_stats_read *r = arg;
-	int i;
-
-	(void)attrs;
-	(void)len;
-	if (!tb[DROPSCOPE_A_STATS] ||
-	    nla_parse_nested(t, DROPSCOPE_STATS_A_MAX, tb[DROPSCOPE_A_STATS],
-			     NULL) < 0)
-		return -EINVAL;
-	for (i = DROPSCOPE_STATS_A_EVENTS; i <= DROPSCOPE_STATS_A_MAX; i++) {
-		if (!t[i] || nla_len(t[i]) != sizeof(uint64_t))
-			continue;
-		r->v[i] = nla_get_u64(t[i]);
-		r->has[i] = true;
-	}
-	return 0;
 }
 
 static void ds_metrics_stats(struct ds_metrics *m, const uint64_t *v)
@@ -334,13 +311,12 @@ static void ds_metrics_read(struct ds_metrics *m)
 	size_t i;
 	int err;
 
-	memset(&st, 0, sizeof(st));
 	if (!ctx->nl && ds_nl_open(&ctx->nl)) {
 		snprintf(why, sizeof(why), "%s", ds_nl_error(ctx->nl));
 		ds_metrics_down(m, why);
 		return;
 	}
-	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_STATS_GET, ds_stats_cb, &st);
+	err = ds_stats_fetch(ctx->nl, &st);
 	if (!err && !st.has[DROPSCOPE_STATS_A_EPOCH])
 		err = -EPROTO;
 	if (!err)
@@ -361,7 +337,7 @@ static void ds_metrics_read(struct ds_metrics *m)
 	m->reads++;
 	if (m->have_epoch && st.v[DROPSCOPE_STATS_A_EPOCH] != m->epoch) {
 		for (i = 0; i < m->n; i++) {
-			if (strcmp(ds_families[m->v[i].family].type, "counter"))
+			if (!ds_is_counter(m->v[i].family))
 				continue;
 			m->v[i].base += m->v[i].last;
 			m->v[i].last = 0;

@@ -19,8 +19,6 @@
 
 #include "dropscope.h"
 
-#define DS_NETNS_DIR "/run/netns"
-
 static const struct ds_proto {
 	const char *name;
 	unsigned int value;
@@ -171,6 +169,11 @@ int ds_ctx_syms(struct ds_ctx *ctx)
 	return err ? DS_EFAIL : 0;
 }
 
+/* The fields of a rule, as mask add takes them (and completion offers) */
+const char *const ds_mask_fields[] = {
+	"site", "reason", "dev", "l3", "l4", "netns", "smc", NULL,
+};
+
 /* Parse "FIELD VALUE ..." into a DROPSCOPE_A_RULE nest of msg. */
 int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
 		  struct nl_msg *msg)
@@ -186,15 +189,12 @@ int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
 			      "give FIELD VALUE pairs: site, reason, dev, l3, l4, netns, smc");
 	for (i = 0; i < argc; i += 2) {
 		const char *f = argv[i], *val = argv[i + 1];
-		static const char *const fields[] = {
-			"site", "reason", "dev", "l3", "l4", "netns", "smc",
-			NULL,
-		};
 		unsigned int bit;
 
-		for (bit = 0; fields[bit] && strcmp(fields[bit], f); bit++)
+		for (bit = 0; ds_mask_fields[bit] && strcmp(ds_mask_fields[bit], f);
+		     bit++)
 			;
-		if (!fields[bit])
+		if (!ds_mask_fields[bit])
 			return ds_bad("field", f, "not one of site, reason, dev, l3, l4, netns, smc");
 		if (seen & (1U << bit))
 			return ds_bad("field", f, "given twice");

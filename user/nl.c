@@ -63,12 +63,12 @@ int ds_nla_parse(struct nlattr **tb, int max, struct nlattr *head, int len,
 		[NLA_U8] = 1, [NLA_U16] = 2, [NLA_U32] = 4, [NLA_U64] = 8,
 		[NLA_STRING] = 1, [NLA_MSECS] = 8,
 	};
-	struct nlattr *a = head;
+	const struct nlattr *a = head;
 	int type, n;
 
 	memset(tb, 0, ((size_t)max + 1) * sizeof(*tb));
 	while (len >= NLA_HDRLEN) {
-		if (a->nla_len < NLA_HDRLEN || a->nla_len > len)
+		if (!ds_nla_whole(a, len))
 			return -EINVAL;
 		type = a->nla_type & NLA_TYPE_MASK;
 		n = a->nla_len - NLA_HDRLEN;
@@ -80,10 +80,9 @@ int ds_nla_parse(struct nlattr **tb, int max, struct nlattr *head, int len,
 			     (pol[type].type == NLA_STRING &&
 			      ((char *)nla_data(a))[n - 1])))
 				return -EINVAL;
-			tb[type] = a;
+			tb[type] = (struct nlattr *)a;
 		}
-		len -= NLA_ALIGN(a->nla_len);
-		a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
+		a = ds_nla_after(a, &len);
 	}
 	return 0;
 }
