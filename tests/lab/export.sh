@@ -40,6 +40,9 @@ UDP_SITE='reason="NO_SOCKET",site=~"__udp4_lib_rcv.*"'
 
 # Prometheus scrapes the exporter; its query API returns exactly what the
 # kernel counted, site by site; promtool accepts the text
+# prom_scraped URL: Prometheus has scraped dropscope, and found it up
+prom_scraped() { [ "$($PC query "$1" dropscope_up)" = 1 ]; }
+
 test_export_prometheus() {
 	local udp0 got prom_url=http://127.0.0.1:$PROM_PORT
 	need prometheus promtool curl
@@ -73,7 +76,7 @@ test_export_prometheus() {
 	defer kill_quiet $!
 	wait_oracle 300 curl -sf "$prom_url/-/ready" -o /dev/null ||
 		abort "prometheus did not get ready: $(tail -5 "$TMP/prom.log")"
-	wait_oracle 120 sh -c "[ \"\$($PC query $prom_url 'dropscope_up')\" = 1 ]" ||
+	wait_oracle 120 prom_scraped "$prom_url" ||
 		abort "prometheus did not scrape dropscope: $(tail -5 "$TMP/prom.log")"
 	check "Prometheus: NO_SOCKET at __udp4_lib_rcv equals Udp NoPorts" \
 		"500 $(($($KC snmp Udp NoPorts) - udp0))" \
