@@ -78,7 +78,7 @@ tests/unit/test_cli: tests/unit/test_cli.c $(CLI_LIB) $(CLI_HDR)
 unit: tests/unit/test_cli
 	tests/unit/test_cli
 
-tests/lab/bin/dropgen: tests/lab/dropgen.c
+tests/lab/bin/dropgen: tests/lab/dropgen.c tests/lab/gentime.h
 	@mkdir -p tests/lab/bin
 	$(CC) $(CFLAGS) -o $@ $<
 
@@ -86,15 +86,15 @@ tests/lab/bin/nlpoke: tests/lab/nlpoke.c user/nl.c $(CLI_HDR)
 	@mkdir -p tests/lab/bin
 	$(CC) $(CFLAGS) -D_GNU_SOURCE -o $@ tests/lab/nlpoke.c user/nl.c $(LDLIBS_NL)
 
-tests/lab/bin/tcpgen: tests/lab/tcpgen.c tests/lab/genio.h
+tests/lab/bin/tcpgen: tests/lab/tcpgen.c tests/lab/genio.h tests/lab/gentime.h
 	@mkdir -p tests/lab/bin
 	$(CC) $(CFLAGS) -o $@ $<
 
-tests/lab/bin/smcgen: tests/lab/smcgen.c tests/lab/genio.h
+tests/lab/bin/smcgen: tests/lab/smcgen.c tests/lab/genio.h tests/lab/gentime.h
 	@mkdir -p tests/lab/bin
 	$(CC) $(CFLAGS) -o $@ $<
 
-tests/lab/bin/sessgen: tests/lab/sessgen.c
+tests/lab/bin/sessgen: tests/lab/sessgen.c tests/lab/gentime.h
 	@mkdir -p tests/lab/bin
 	$(CC) $(CFLAGS) -o $@ $<
 
@@ -118,8 +118,9 @@ spec-check:
 checkpatch:
 	scripts/checkpatch
 
+# T="NAME..." [K=6.1|6.12|rt]: only those lab tests, on that kernel
 check:
-	scripts/check
+	T="$(T)" K="$(K)" scripts/check
 
 check-debug:
 	scripts/check-debug

@@ -13,6 +13,19 @@
 
 #ifdef DS_HAVE_REASON_SUBSYS
 
+/*
+ * The reasons of a list: the core list ends with "MAX", the count of the
+ * core reasons, which is no reason of its own.
+ */
+static u32 ds_list_limit(u32 subsys, const struct drop_reason_list *list)
+{
+	if (!list)
+		return 0;
+	if (subsys == SKB_DROP_REASON_SUBSYS_CORE)
+		return min_t(u32, list->n_reasons, SKB_DROP_REASON_MAX);
+	return list->n_reasons;
+}
+
 /* Reason ids are (subsystem << SKB_DROP_REASON_SUBSYS_SHIFT) | index. */
 static bool ds_reason_copy(u32 reason, char *buf, size_t len)
 {
@@ -25,7 +38,7 @@ static bool ds_reason_copy(u32 reason, char *buf, size_t len)
 		return false;
 	rcu_read_lock();
 	list = rcu_dereference(drop_reasons_by_subsys[subsys]);
-	if (list && idx < list->n_reasons && list->reasons[idx]) {
+	if (idx < ds_list_limit(subsys, list) && list->reasons[idx]) {
 		strscpy(buf, list->reasons[idx], len);
 		found = true;
 	}
@@ -35,13 +48,10 @@ static bool ds_reason_copy(u32 reason, char *buf, size_t len)
 
 static u32 ds_reason_limit(u32 subsys)
 {
-	const struct drop_reason_list *list;
-	u32 n = 0;
+	u32 n;
 
 	rcu_read_lock();
-	list = rcu_dereference(drop_reasons_by_subsys[subsys]);
-	if (list)
-		n = list->n_reasons;
+	n = ds_list_limit(subsys, rcu_dereference(drop_reasons_by_subsys[subsys]));
 	rcu_read_unlock();
 	return n;
 }

@@ -101,7 +101,9 @@ static void ds_reasons_kernel(struct ds_words *w)
 			q = strchr(p, '"');
 			if (!q)
 				break;
-			ds_word(w, p, (size_t)(q - p));
+			/* the table ends with MAX, its count: not a reason */
+			if (q - p != 3 || strncmp(p, "MAX", 3))
+				ds_word(w, p, (size_t)(q - p));
 		}
 	}
 	free(line);

@@ -39,6 +39,12 @@ kmsg_new() {
 	KMSG_SEEN=$size
 }
 
+# kmsg_alive: the reader of /dev/kmsg runs (not gone, not a zombie)
+kmsg_alive() {
+	local st
+	read -r _ _ st _ 2> /dev/null < "/proc/$KMSG_READER/stat" && [ "$st" != Z ]
+}
+
 # load_cycle I: one cycle under the load the caller made: insmod, start,
 # a watcher, rules and the interval changing, then rmmod at a random
 # moment. Appends what went wrong to $TMP/cycles.bad.
@@ -101,6 +107,11 @@ load_cycle() {
 	kmsg_new > "$TMP/kmsg.cycle"
 	grep -E "$DMESG_BAD" "$TMP/kmsg.cycle" |
 		sed "s/^/cycle $i: dmesg: /" >> "$TMP/cycles.bad"
+	# a log read whole, or the cycle is not judged
+	! grep -q '^KMSG_OVERRUN' "$TMP/kmsg.cycle" ||
+		echo "cycle $i: the kernel log overran its reader: records were lost" >> "$TMP/cycles.bad"
+	kmsg_alive ||
+		echo "cycle $i: the kernel log reader is gone" >> "$TMP/cycles.bad"
 }
 
 # insmod, start, a watcher, rules and the interval changing while two CPUs
@@ -126,10 +137,12 @@ while True:
     try:
         out.write(os.read(fd, 8192))
     except BrokenPipeError:
-        # records lost to an overrun: go on from the oldest left
-        continue
+        # records lost to an overrun: say so (the cycle fails), and go on
+        # from the oldest left
+        out.write(b"KMSG_OVERRUN\n")
 ' "$TMP/kmsg" > "$TMP/kmsg.ready" &
-	defer kill_quiet $!
+	KMSG_READER=$!
+	defer kill_quiet $KMSG_READER
 	wait_for 60 grep -q following "$TMP/kmsg.ready" || abort "no /dev/kmsg reader"
 	# 2000 drops a second on each CPU, a session every 2 ms or so, for 6
 	# hours at most: longer than any run (100 cycles took 63 min on the

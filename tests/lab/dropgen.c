@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "gentime.h"
 
 static unsigned long long now_ns(void)
 {

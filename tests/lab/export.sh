@@ -6,7 +6,7 @@
 # trigger on skb:kfree_skb and Udp NoPorts); node_exporter reads the
 # textfile; promtool checks the format.
 
-PC=tests/lab/promcheck.py
+PC="py tests/lab/promcheck.py"
 EXP_PORT=19717
 PROM_PORT=19090
 NODE_PORT=19100
@@ -40,6 +40,9 @@ UDP_SITE='reason="NO_SOCKET",site=~"__udp4_lib_rcv.*"'
 
 # Prometheus scrapes the exporter; its query API returns exactly what the
 # kernel counted, site by site; promtool accepts the text
+# prom_scraped URL: Prometheus has scraped dropscope, and found it up
+prom_scraped() { [ "$($PC query "$1" dropscope_up)" = 1 ]; }
+
 test_export_prometheus() {
 	local udp0 got prom_url=http://127.0.0.1:$PROM_PORT
 	need prometheus promtool curl
@@ -71,9 +74,9 @@ test_export_prometheus() {
 	prometheus --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/prom" \
 		--web.listen-address="127.0.0.1:$PROM_PORT" > "$TMP/prom.log" 2>&1 &
 	defer kill_quiet $!
-	wait_for 300 curl -sf "$prom_url/-/ready" -o /dev/null ||
+	wait_oracle 300 curl -sf "$prom_url/-/ready" -o /dev/null ||
 		abort "prometheus did not get ready: $(tail -5 "$TMP/prom.log")"
-	wait_for 120 sh -c "[ \"\$($PC query $prom_url 'dropscope_up')\" = 1 ]" ||
+	wait_oracle 120 prom_scraped "$prom_url" ||
 		abort "prometheus did not scrape dropscope: $(tail -5 "$TMP/prom.log")"
 	check "Prometheus: NO_SOCKET at __udp4_lib_rcv equals Udp NoPorts" \
 		"500 $(($($KC snmp Udp NoPorts) - udp0))" \
@@ -109,7 +112,7 @@ test_export_textfile() {
 		--collector.disable-defaults --collector.textfile \
 		--collector.textfile.directory="$TMP/tf" > "$TMP/node.log" 2>&1 &
 	defer kill_quiet $!
-	wait_for 120 sh -c "curl -sf http://127.0.0.1:$NODE_PORT/metrics > $TMP/node.txt" ||
+	wait_oracle 120 sh -c "curl -sf http://127.0.0.1:$NODE_PORT/metrics > $TMP/node.txt" ||
 		abort "node_exporter did not answer: $(tail -5 "$TMP/node.log")"
 	got=$(grep '^dropscope_drops_total{reason="NO_SOCKET",site="__udp4_lib_rcv' "$TMP/node.txt" | awk '{print $2}')
 	check "node_exporter reads NO_SOCKET at __udp4_lib_rcv, as Udp NoPorts" \
@@ -135,7 +138,7 @@ test_export_reload() {
 	$DS start drops
 	gen udp 300 $UDP_CLOSED
 	$DS -j show sites > "$TMP/s1.json"
-	site=$(python3 -c 'import json,sys; print([s["symbol"] for s in json.load(open(sys.argv[1])) if s["reason"]=="NO_SOCKET" and s["symbol"].startswith("__udp4_lib_rcv")][0])' "$TMP/s1.json")
+	site=$(py -c 'import json,sys; print([s["symbol"] for s in json.load(open(sys.argv[1])) if s["reason"]=="NO_SOCKET" and s["symbol"].startswith("__udp4_lib_rcv")][0])' "$TMP/s1.json")
 	local L="reason=\"NO_SOCKET\",site=\"$site\""
 	exp_wait 300 dropscope_drops_total "$L" || fail "the exporter shows 300" "$(exp_value dropscope_drops_total "$L")"
 	$DS stop

@@ -6,18 +6,27 @@
                                        trigger on skb:kfree_skb
   kcount.py sites SITES.json           the same from `dropscope -j show sites`
   kcount.py same HISTFILE SITES.json   exit 1 unless both agree exactly
-  kcount.py hits HISTFILE              all drops the hist trigger counted
+  kcount.py hits HISTFILE [REASON]     all drops the hist trigger counted
+                                       (with that reason, by its name in
+                                       the tracepoint's own table)
   kcount.py names FORMAT REASONS.json  exit 1 unless every reason name
                                        agrees with the tracepoint's table
   kcount.py sum SITES.json [REASON [SYMBOL_PREFIX]]   total of matching sites
-  kcount.py snmp PROTO FIELD           one counter of /proc/net/snmp
+  kcount.py snmp PROTO FIELD [FILE]    one counter of /proc/net/snmp (or
+                                       of FILE, a copy of another netns')
   kcount.py rounds WATCH.jsonl         rounds, max round, deltas summed
+  kcount.py reasons                    the drop reasons of the running
+                                       kernel's BTF: the enumerators of enum
+                                       skb_drop_reason above 0 (not dropped
+                                       yet) and below MAX, prefix cut off
 """
 import collections
 import json
 import re
+import struct
 import sys
 
+FORMAT = "/sys/kernel/tracing/events/skb/kfree_skb/format"
 HIST_RE = re.compile(r"\{ location:\s*(\d+), reason:\s*(\d+) \} hitcount:\s*(\d+)")
 SYMBOLIC_RE = re.compile(r'\{ (\d+), "(\w+)" \}')
 
@@ -47,6 +56,39 @@ def show(counts):
         print("%10d  %5d  %s" % (n, reason, loc))
 
 
+def btf_enum(name, path="/sys/kernel/btf/vmlinux"):
+    """The enumerators of enum NAME in a BTF blob: (name, value) pairs."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    magic, _ver, _flags, hdr_len, type_off, type_len, str_off, _str_len = \
+        struct.unpack_from("<HBBIIIII", blob)
+    if magic != 0xEB9F:
+        raise SystemExit("not BTF: " + path)
+    types = hdr_len + type_off
+    strs = hdr_len + str_off
+
+    def string(off):
+        return blob[strs + off:blob.index(b"\0", strs + off)].decode()
+
+    # the bytes that follow a type's 12-byte header, by kind, per member
+    extra = {1: (4, 0), 3: (12, 0), 4: (0, 12), 5: (0, 12), 6: (0, 8),
+             13: (0, 8), 14: (4, 0), 15: (0, 12), 17: (4, 0), 19: (0, 12)}
+    off = types
+    while off < types + type_len:
+        name_off, info, _size = struct.unpack_from("<III", blob, off)
+        kind, vlen = (info >> 24) & 0x1F, info & 0xFFFF
+        fixed, per = extra.get(kind, (0, 0))
+        off += 12
+        if kind in (6, 19) and string(name_off) == name:
+            out = []
+            for i in range(vlen):
+                n, lo = struct.unpack_from("<Ii", blob, off + i * per)
+                out.append((string(n), lo))
+            return out
+        off += fixed + per * vlen
+    raise SystemExit("no enum %s in %s" % (name, path))
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "hist":
@@ -63,7 +105,14 @@ def main(argv):
             return 1
         print("# %d sites, %d drops agree" % (len(t), sum(t.values())))
     elif cmd == "hits":
-        print(sum(hist_counts(argv[2]).values()))
+        counts = hist_counts(argv[2])
+        if len(argv) > 3:
+            with open(FORMAT) as f:
+                ids = {n: int(i) for i, n in SYMBOLIC_RE.findall(f.read())}
+            if argv[3] not in ids:
+                raise SystemExit("no reason %s in %s" % (argv[3], FORMAT))
+            counts = {k: n for k, n in counts.items() if k[1] == ids[argv[3]]}
+        print(sum(counts.values()))
     elif cmd == "names":
         with open(argv[2]) as f:
             table = {int(i): n for i, n in SYMBOLIC_RE.findall(f.read())}
@@ -83,7 +132,7 @@ def main(argv):
                       if (reason is None or s["reason"] == reason)
                       and s["symbol"].startswith(prefix)))
     elif cmd == "snmp":
-        with open("/proc/net/snmp") as f:
+        with open(argv[4] if len(argv) > 4 else "/proc/net/snmp") as f:
             rows = [l.split() for l in f if l.startswith(argv[2] + ":")]
         print(rows[1][rows[0].index(argv[3])])
     elif cmd == "rounds":
@@ -96,6 +145,12 @@ def main(argv):
                 deltas += msg["overflow_delta"]
                 deltas += sum(s["delta"] for s in msg["sites"])
         print(len(rounds), ends, deltas)
+    elif cmd == "reasons":
+        enum = btf_enum("skb_drop_reason")
+        end = dict(enum)["SKB_DROP_REASON_MAX"]
+        for n, v in enum:
+            if 0 < v < end:
+                print(re.sub(r"^SKB_(DROP_REASON_)?", "", n))
     else:
         print(__doc__, file=sys.stderr)
         return 2

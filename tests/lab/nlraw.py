@@ -10,6 +10,9 @@
         would; prints the errno name of each answer (ok for none). "join"
         joins the group and listens for 5 s: "joined:N" with N messages of
         the family received, or the errno name
+    nlraw.py listen
+        joins the alert group, prints "joined", and counts the messages of
+        the family it receives until SIGTERM: then prints "messages N"
     nlraw.py slowdump CMD THEN GO_FILE
 
 Resolves the DROPSCOPE family, asks for a dump of command CMD and reads
@@ -22,6 +25,7 @@ with THEN "close", it closes the socket without reading on and prints
 """
 import errno
 import os
+import signal
 import socket
 import struct
 import sys
@@ -122,6 +126,26 @@ def poke(sk, fam, grp, cmds):
     return 0
 
 
+def listen(sk):
+    fam, grp = family_id(sk)
+    # a big buffer: what the kernel sends must all arrive
+    sk.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+    sk.setsockopt(SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, grp)
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    print("joined", flush=True)
+    n = 0
+    sk.settimeout(0.05)
+    while True:
+        try:
+            n += sum(t == fam for t, _f, _p in msgs(sk.recv(65536)))
+        except socket.timeout:
+            if stop:    # and nothing more is queued
+                break
+    print("messages", n, flush=True)
+    return 0
+
+
 def main():
     sk = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
     sk.bind((0, 0))
@@ -130,6 +154,8 @@ def main():
         return 0
     if sys.argv[1:2] == ["poke"] and len(sys.argv) > 4:
         return poke(sk, int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:])
+    if sys.argv[1:] == ["listen"]:
+        return listen(sk)
     if len(sys.argv) != 5 or sys.argv[1] != "slowdump" or \
             sys.argv[3] not in ("read", "close"):
         sys.exit(__doc__.split("\n\n")[1])

@@ -70,7 +70,7 @@ KVER=${LAB_KERNEL:-$(uname -r)}
 KO=build/kmod/$KVER/kmod/dropscope.ko
 DS=user/dropscope
 BIN=tests/lab/bin
-KC=tests/lab/kcount.py
+KC="py tests/lab/kcount.py"
 T=/sys/kernel/tracing
 UDP_CLOSED=7
 TCP_CLOSED=8
@@ -104,17 +104,100 @@ skip() { # skip NAME REASON
 	echo "ok $ntests $1 # SKIP $2"
 	count_save
 }
-# check NAME EXPECTED ACTUAL: exact equality
+# check NAME EXPECTED ACTUAL: exact equality. An empty expected value is
+# refused (an oracle that printed nothing compares nothing): a test that
+# expects nothing says so with check_empty.
 check() {
-	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "expected: $2" "got: $3"; fi
+	if [ -z "$2" ]; then
+		fail "$1" "the expected value is empty: its oracle gave nothing" "got: $3"
+	elif [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		fail "$1" "expected: $2" "got: $3"
+	fi
 }
+# check_empty NAME ACTUAL: ACTUAL is empty
+check_empty() {
+	if [ -z "$2" ]; then ok "$1"; else fail "$1" "expected nothing" "got: $2"; fi
+}
+# oracle VAR COMMAND...: VAR set to what the oracle COMMAND prints. An
+# oracle that fails, or prints nothing, stops the test as failed, with
+# what it said on standard error.
+oracle() {
+	local -n _oracle_out=$1
+	local rc=0
+	shift
+	_oracle_out=$("$@" 2> "$TMP/oracle.err") || rc=$?
+	[ $rc -eq 0 ] || abort "the oracle $* failed (exit $rc): $(head -c 600 "$TMP/oracle.err")"
+	[ -n "$_oracle_out" ] || abort "the oracle $* printed nothing: $(head -c 600 "$TMP/oracle.err")"
+}
+# --- where the time goes ---------------------------------------------------------
+# Each test's time is split by what it waited on, summed in $DS_LAB_TIMES
+# as "CATEGORY MICROSECONDS" lines: load (insmod, rmmod), oracle (an
+# independent oracle's start-up until it is ready: bpftrace, tcpdump,
+# prometheus), python (the oracle scripts that py runs), traffic (the
+# generators write it themselves: tests/lab/gentime.h), sleep (fixed
+# sleeps) and poll (bounded polls). A generator or sleep in the background
+# overlaps the rest, so the parts may add up to more than the whole.
+export DS_LAB_TIMES=$RUNTMP/times
+timed() { # timed CATEGORY COMMAND...: COMMAND, its time added to CATEGORY
+	local cat=$1 t0=${EPOCHREALTIME/./} rc=0
+	shift
+	"$@" || rc=$?
+	echo "$cat $((${EPOCHREALTIME/./} - t0))" >> "$DS_LAB_TIMES"
+	return $rc
+}
+insmod() { timed load command insmod "$@"; }
+rmmod() { timed load command rmmod "$@"; }
+sleep() { timed sleep command sleep "$@"; }
+
+# --- Python, started once ---------------------------------------------------------
+# An interpreter takes about a second to start under TCG, and the oracle
+# scripts run hundreds of times a run: tests/lab/pyd.py starts once, and
+# `py ARGS` runs `python3 ARGS` in a child forked from it, with the
+# caller's argv, directory, standard streams and exit status. What runs in
+# the background (its PID is killed or waited for) or on a terminal of its
+# own is a python3 of its own. The client's mkfifo and rm, and
+# sleep, are bash's loadable builtins where the system has them
+# (bash-builtins): a program takes some 80 ms to start under TCG.
+enable -f mkfifo mkfifo 2>/dev/null
+enable -f rm rm 2>/dev/null
+enable -f sleep sleep 2>/dev/null
+PYD=$RUNTMP/pyd
+pyd_start() {
+	mkdir "$PYD" && mkfifo "$PYD/req" || return 1
+	command python3 tests/lab/pyd.py "$PYD" &
+	PYD_PID=$!
+}
+py() { timed python pyd_call "$@"; }
+pyd_call() { # pyd_call ARGS...: python3 ARGS, run by pyd.py
+	local d=$PYD/$BASHPID.$RANDOM rc=
+	mkfifo "$d" || return 1
+	printf '%s\0' "$BASHPID" "$PWD" "$@" > "$d.argv"
+	echo "$d" > "$PYD/req"
+	read -r rc < "$d"
+	rm -f "$d" "$d.argv"
+	return "${rc:-1}"
+}
+# times_of: the test's parts, in seconds, one line
+times_of() {
+	awk '{ t[$1] += $2 } END {
+		n = split("load oracle python traffic sleep poll", c, " ")
+		for (i = 1; i <= n; i++) printf "%s%s %.1f", (i > 1 ? " " : ""), c[i], t[c[i]] / 1e6
+		print ""
+	}' "$DS_LAB_TIMES" 2>/dev/null
+}
+
 # wait_for SECONDS COMMAND...: bounded poll, 50 ms steps
-wait_for() {
+wait_for() { timed poll poll_until "$@"; }
+# wait_oracle SECONDS COMMAND...: the same, for an oracle getting ready
+wait_oracle() { timed oracle poll_until "$@"; }
+poll_until() {
 	local deadline=$((SECONDS + $1))
 	shift
 	until "$@"; do
 		[ $SECONDS -lt $deadline ] || return 1
-		sleep 0.05
+		command sleep 0.05
 	done
 }
 # exited PID: the process has ended (gone, or a zombie not yet waited for)
@@ -167,6 +250,7 @@ on_exit() {
 	[ "$BASHPID" = "$RUNNER_PID" ] || return 0
 	[ -z "$TEST_PID" ] || kill "$TEST_PID" 2>/dev/null
 	run_deferred
+	[ -z "${PYD_PID:-}" ] || kill "$PYD_PID" 2>/dev/null
 	[ ! -d /sys/module/dropscope ] || rmmod dropscope 2>/dev/null
 	rm -rf "$RUNTMP"
 }
@@ -271,7 +355,7 @@ nlraw() {
 	fi
 }
 
-json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+json() { py -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 stat_of() { $DS -j show stats | json "d['$1']"; }
 
 # sites_equal_tracefs LABEL FILE [all]: the sites dropscope shows (with
@@ -340,11 +424,11 @@ test_accounting() {
 	check "the generated counts" "500 100 200" \
 		"$($KC sum "$TMP/acct.json" NO_SOCKET __udp4_lib_rcv) $($KC sum "$TMP/acct.json" NO_SOCKET tcp_v4_rcv) $($KC sum "$TMP/acct.json" NETFILTER_DROP)"
 	events=$(stat_of events)
-	check "stats events equal the sum of sites" "$($KC sum "$TMP/acct.json")" "$events"
+	check "stats events equal the hist trigger's drops" "$($KC hits "$TMP/acct.hist")" "$events"
 	$DS -j show reasons > "$TMP/reasons.json"
-	check "show reasons totals NO_SOCKET" \
-		$(($($KC sum "$TMP/acct.json" NO_SOCKET))) \
-		"$(python3 -c 'import json,sys; print(sum(r["count"] for r in json.load(open(sys.argv[1])) if r["reason"]=="NO_SOCKET"))' "$TMP/reasons.json")"
+	check "show reasons totals NO_SOCKET as the hist trigger does" \
+		"$($KC hits "$TMP/acct.hist" NO_SOCKET)" \
+		"$(py -c 'import json,sys; print(sum(r["count"] for r in json.load(open(sys.argv[1])) if r["reason"]=="NO_SOCKET"))' "$TMP/reasons.json")"
 	$DS -j show reasons all > "$TMP/all.json"
 	out=$($KC names $T/events/skb/kfree_skb/format "$TMP/all.json")
 	if [ $? -eq 0 ]; then ok "reason names and ids are the running kernel's ($out)"
@@ -368,7 +452,7 @@ test_two_cpus() {
 		"$(($($KC snmp Udp NoPorts) - udp0)) 10000" \
 		"$($KC sum "$TMP/2cpu.json" NO_SOCKET __udp4_lib_rcv) $(awk '{n += $2} END {print n}' "$TMP/2cpu.out")"
 	check "two CPUs: one site, merged across CPUs" 1 \
-		"$(python3 -c 'import json,sys; print(sum(s["symbol"].startswith("__udp4_lib_rcv") for s in json.load(open(sys.argv[1]))))' "$TMP/2cpu.json")"
+		"$(py -c 'import json,sys; print(sum(s["symbol"].startswith("__udp4_lib_rcv") for s in json.load(open(sys.argv[1]))))' "$TMP/2cpu.json")"
 }
 
 # a table of one key per CPU: the rest is counted as overflow
@@ -387,10 +471,10 @@ test_overflow() {
 	$DS -j show sites > "$TMP/ovf.json"
 	$DS -j show stats > "$TMP/ovf.stats"
 	traced=$($KC hits "$TMP/ovf.hist")
-	read -r overflow events < <(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["overflow"], s["events"])' "$TMP/ovf.stats")
+	read -r overflow events < <(py -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["overflow"], s["events"])' "$TMP/ovf.stats")
 	check "overflow: sites plus overflow equal tracefs" "$traced $traced" \
 		"$(($($KC sum "$TMP/ovf.json") + overflow)) $events"
-	if [ "$overflow" -gt 0 ] && [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$TMP/ovf.json")" -le "$(nproc)" ]; then
+	if [ "$overflow" -gt 0 ] && [ "$(py -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$TMP/ovf.json")" -le "$(nproc)" ]; then
 		ok "overflow counted ($overflow drops did not fit one slot per CPU)"
 	else
 		fail "overflow counted" "overflow=$overflow"
@@ -473,12 +557,13 @@ test_bad_input() {
 	bad "interval of the wrong type" "error *: ?*" 4 u8:3=50
 	bad "unknown attribute" "error EINVAL*: ?*" 4 u32:40=50
 	bad "start with an attribute" "error EINVAL*: ?*" 1 u32:3=100
-	# The rest by name, through the YNL spec (scripts/ynl); each is
-	# refused by the kernel (exit 1) with its extended ack
+	# The rest by name, through the YNL spec (scripts/ynl, whose body
+	# scripts/ynl.py runs in the lab's Python); each is refused by the
+	# kernel (exit 1) with its extended ack
 	ybad() { # ybad NAME EXPECTED_PATTERN SCRIPTS_YNL_ARGS...
 		local name=$1 want=$2 out rc
 		shift 2
-		out=$(scripts/ynl "$@" 2>&1)
+		out=$(py scripts/ynl.py "$@" 2>&1)
 		rc=$?
 		if [ $rc -eq 1 ] && [[ $out == $want ]] &&
 			[ "$($DS -j status)" = "$cfg" ]; then
@@ -660,7 +745,7 @@ descendants() {
 # stop
 watchdog() {
 	local p
-	sleep "$2" & wait $!
+	command sleep "$2" & wait $!
 	{
 		for p in "$1" $(descendants "$1"); do
 			echo "$(ps -o pid=,stat=,wchan:24=,etimes=,args= -p "$p" | cut -c1-160)"
@@ -707,10 +792,11 @@ test_body() {
 # run_test NAME: test_NAME in a subshell, then its deferred cleanup. What
 # the test prints on standard error becomes KTAP diagnostics.
 run_test() {
-	local name=$1 rc=0 t0=$SECONDS cleanup_hung
+	local name=$1 rc=0 t0=${EPOCHREALTIME/./} cleanup_hung
 	echo "# test_$name"
 	rm -f "$RUNTMP/status" "$RUNTMP/abort"
 	: > "$RUNTMP/defer"
+	: > "$DS_LAB_TIMES"
 	mkdir -p "$RUNTMP/$name"
 	count_save
 	bounded "$(test_limit)" test_body "$name" 2> "$RUNTMP/stderr" || rc=$?
@@ -731,11 +817,15 @@ run_test() {
 		fail "test_$name: cleanup leaves dropscope loaded"
 		rmmod dropscope
 	fi
-	echo "# test_$name took $((SECONDS - t0)) s"
+	t0=$(((${EPOCHREALTIME/./} - t0) / 100000))	# tenths of a second
+	echo "# test_$name took $((t0 / 10)).$((t0 % 10)) s"
+	echo "# test_$name time: $(times_of)"
 }
 
+pyd_start || { echo "Bail out! tests/lab/pyd.py did not start"; exit 1; }
 echo "KTAP version 1"
 echo "# kernel $(uname -r), $(nproc) CPUs"
+echo "# tests: ${#selected[@]}"
 for name in "${selected[@]}"; do
 	run_test "$name"
 done

@@ -37,6 +37,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "gentime.h"
 
 #define DS_CHUNK 4096
 

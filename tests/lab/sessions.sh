@@ -20,12 +20,12 @@ oracle_start() {
 	bpftrace "$TMP/tcplife.bt" > "$TMP/$1" 2> "$TMP/$1.err" &
 	oracle=$!
 	defer kill_quiet $oracle
-	wait_for 600 grep -q Attaching "$TMP/$1" || return 1
+	wait_oracle 600 grep -q Attaching "$TMP/$1" || return 1
 	# "Attaching" comes before the probes are: wait until one sees a close
 	for i in $(seq 60); do
 		$TG run 1 5099 0 > /dev/null
 		grep -q "^close 5099 " "$TMP/$1" && return 0
-		sleep 0.5
+		timed oracle command sleep 0.5
 	done
 	return 1
 }
@@ -96,12 +96,12 @@ test_sessions_exact() {
 	oracle_closes oracle.txt 5003 16
 	oracle_stop
 	$DS -j show sessions closed > "$TMP/closed.json"
-	r=$(python3 tests/lab/sesscheck.py "$TMP/closed.json" "$TMP/oracle.txt" "$TMP/gen4.txt" 5001)
+	r=$(py tests/lab/sesscheck.py "$TMP/closed.json" "$TMP/oracle.txt" "$TMP/gen4.txt" 5001)
 	check "sessions: 24 IPv4 closes exact (bytes, retrans, drops, resets, owner)" "checked 48" "$r"
-	r=$(python3 tests/lab/sesscheck.py "$TMP/closed.json" "$TMP/oracle.txt" "$TMP/gen6.txt" 5003)
+	r=$(py tests/lab/sesscheck.py "$TMP/closed.json" "$TMP/oracle.txt" "$TMP/gen6.txt" 5003)
 	check "sessions: 8 IPv6 closes exact" "checked 16" "$r"
 	if [ $loss = 1 ]; then
-		r=$(python3 tests/lab/sesscheck.py "$TMP/closed.json" "$TMP/oracle.txt" "$TMP/genloss.txt" 5005)
+		r=$(py tests/lab/sesscheck.py "$TMP/closed.json" "$TMP/oracle.txt" "$TMP/genloss.txt" 5005)
 		check "sessions: 6 closes under netem loss exact" "checked 12" "$r"
 		r=$(json "sum(s['retransmits'] for s in d if 5005 in (s['lport'], s['rport']))" < "$TMP/closed.json")
 		echo "# retransmits under loss: $r"
@@ -120,7 +120,7 @@ test_sessions_live() {
 	hold 5 5007 hold.txt
 	$DS -j show sessions port 5007 > "$TMP/live.json"
 	ss -tinH "( sport = :5007 or dport = :5007 )" > "$TMP/ss.txt"
-	r=$(python3 - "$TMP/live.json" "$TMP/ss.txt" $holder <<-'PY'
+	r=$(py - "$TMP/live.json" "$TMP/ss.txt" $holder <<-'PY'
 	import json, re, sys
 	live = json.load(open(sys.argv[1])); pid = int(sys.argv[3])
 	lines = open(sys.argv[2]).read().split("\n")
@@ -130,8 +130,10 @@ test_sessions_live() {
 	    if len(f) < 5:
 	        continue
 	    lp = int(f[3].rsplit(":", 1)[1]); rp = int(f[4].rsplit(":", 1)[1])
-	    g = lambda k: int(re.search(k + r":(\d+)", lines[i + 1]).group(1)) if re.search(k + r":(\d+)", lines[i + 1]) else 0
-	    ss[(lp, rp)] = (g("bytes_acked"), g("bytes_received"), g("retrans:\\d+/"))
+	    g = lambda k: int(m.group(1)) if (m := re.search(r"\b" + k + r":(\d+)", lines[i + 1])) else 0
+	    # retrans:CUR/TOTAL, only when one is not 0: the total retransmits
+	    r = re.search(r"\bretrans:\d+/(\d+)", lines[i + 1])
+	    ss[(lp, rp)] = (g("bytes_acked"), g("bytes_received"), int(r.group(1)) if r else 0)
 	# the owner of a passive end is known once a process closes it
 	bad = [s for s in live if ss.get((s["lport"], s["rport"]))
 	       != (s["tx_bytes"], s["rx_bytes"], s["retransmits"])
@@ -274,11 +276,13 @@ test_sessions_top() {
 	wait $top || rc=$?
 	frames=$(wc -l < "$TMP/top.json")
 	check "top: a JSON array a frame ($frames), exit 0 at SIGTERM" "$frames 0" \
-		"$(python3 -c 'import json, sys; print(sum(isinstance(json.loads(l), list) for l in sys.stdin))' < "$TMP/top.json") $rc"
+		"$(py -c 'import json, sys; print(sum(isinstance(json.loads(l), list) for l in sys.stdin))' < "$TMP/top.json") $rc"
 	$DS -j show sessions closed port 5023 > "$TMP/closed.json"
-	r=$(python3 - "$TMP/top.json" "$TMP/ss0.txt" "$TMP/ss1.txt" "$TMP/closed.json" $bytes <<-'PY'
+	# expected: what ss -ti saw the live sessions move, what the closed
+	# ones totalled; actual: what top's frames summed. Each is computed on
+	# its own, and one that fails or prints nothing fails the test.
+	oracle want py - "$TMP/ss0.txt" "$TMP/ss1.txt" "$TMP/closed.json" $bytes <<-'PY'
 	import json, re, sys
-	frames = [json.loads(l) for l in open(sys.argv[1])]
 	def ss(path):
 	    lines = open(path).read().split("\n")
 	    v = {}
@@ -286,27 +290,33 @@ test_sessions_top() {
 	        f = lines[i].split()
 	        if len(f) < 5:
 	            continue
-	        g = lambda k: int(m.group(1)) if (m := re.search(k + r":(\d+)", lines[i + 1])) else 0
+	        g = lambda k: int(m.group(1)) if (m := re.search(r"\b" + k + r":(\d+)", lines[i + 1])) else 0
 	        v[(f[3], f[4])] = (g("bytes_received"), g("bytes_acked"))
 	    return v
-	s0, s1 = ss(sys.argv[2]), ss(sys.argv[3])
-	b = int(sys.argv[5])
+	s0, s1 = ss(sys.argv[1]), ss(sys.argv[2])
+	b = int(sys.argv[4])
 	# what pump moved: 2 rounds, client i B*(i+1) bytes, the server half
 	want = 2 * sum(b * i + b * i // 2 for i in (1, 2, 3))
 	live = [sum(s1[k][j] - s0[k][j] for k in s1) for j in (0, 1)]
-	closes = json.load(open(sys.argv[4]))
+	closes = json.load(open(sys.argv[3]))
 	run = [sum(s[k] for s in closes) for k in ("rx_bytes", "tx_bytes")]
+	assert live == [want, want], "ss -ti: the live sessions moved %s, pump %d" % (live, want)
+	assert len(s1) == 6, "ss -ti: %d ends of port 5021" % len(s1)
+	assert len(closes) == 8, "show sessions closed port 5023: %d ends" % len(closes)
+	print(f"live {live[0]} {live[1]} closed {run[0]} {run[1]} {len(closes)} ends {len(s1)}")
+	PY
+	oracle got py - "$TMP/top.json" <<-'PY'
+	import json, sys
+	frames = [json.loads(l) for l in open(sys.argv[1])]
 	def top(port, key):
 	    return sum(s[key] for f in frames for s in f if port in (s["lport"], s["rport"]))
 	closed = sum(1 for f in frames for s in f if s["closed"] and 5023 in (s["lport"], s["rport"]))
-	print(f"live {want} {want} {want} {want} closed {run[0]} {run[1]} 8 sessions 6")
-	print(f"live {live[0]} {live[1]} {top(5021, 'rx_delta')} {top(5021, 'tx_delta')} "
-	      f"closed {top(5023, 'rx_delta')} {top(5023, 'tx_delta')} {closed} "
-	      f"sessions {len(s1)}")
+	live = len({(s["lport"], s["rport"]) for f in frames for s in f if 5021 in (s["lport"], s["rport"]) and not s["closed"]})
+	print(f"live {top(5021, 'rx_delta')} {top(5021, 'tx_delta')} "
+	      f"closed {top(5023, 'rx_delta')} {top(5023, 'tx_delta')} {closed} ends {live}")
 	PY
-	)
-	check "top: the deltas of 3 live sessions sum to ss -ti's growth; of 4 closed ones to their totals" \
-		"$(echo "$r" | head -1)" "$(echo "$r" | tail -1)"
+	check "top: the deltas of 3 live sessions sum to what pump moved, as ss -ti's growth; of 4 closed ones to their totals" \
+		"$want" "$got"
 	# without a terminal and without -j: plain frames, no escape
 	rc=0
 	$DS top count 2 interval 0.2 > "$TMP/top.txt" 2>&1 || rc=$?
@@ -357,7 +367,7 @@ test_sessions_top_missed() {
 # (no rule) none. Prints "N sessions, D differ", then the oracle's masked
 # and total drops of these sessions.
 sess_masked() {
-	python3 - "$@" <<-'PY'
+	py - "$@" <<-'PY'
 	import collections, json, sys
 	# a pair may have had a second socket that closed at once (see
 	# tests/lab/sesscheck.py): each pair's sockets are compared as a whole
@@ -451,7 +461,7 @@ test_sessions_masked() {
 # finit_errno PARAMS: the errno name finit_module(2) of the module fails
 # with, or "loaded"
 finit_errno() {
-	python3 - "$KO" "$1" <<-'PY'
+	py - "$KO" "$1" <<-'PY'
 	import ctypes, errno, os, sys
 	libc = ctypes.CDLL(None, use_errno=True)
 	fd = os.open(sys.argv[1], os.O_RDONLY)

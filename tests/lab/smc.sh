@@ -69,7 +69,7 @@ test_smc_absent() {
 # and the totals as "total client N" and "total server N"
 smc_fbacks() {
 	$DS -j show smc > "$TMP/$1.json" || abort "show smc failed"
-	python3 - "$TMP/$1.json" <<-'PY'
+	py - "$TMP/$1.json" <<-'PY'
 	import json, sys
 	k = json.load(open(sys.argv[1]))["kernel"]
 	for f in k["fallbacks"]:
@@ -82,7 +82,7 @@ smc_fbacks() {
 # smc_own JSON: dropscope's own fallbacks of show smc's JSON, sorted, then
 # their total, the overflow, and whether it watches smc.ko
 smc_own() {
-	python3 - "$1" <<-'PY'
+	py - "$1" <<-'PY'
 	import json, sys
 	d = json.load(open(sys.argv[1]))
 	for f in sorted(d["fallbacks"], key=lambda f: (f["code"], f["side"])):
@@ -99,7 +99,7 @@ smc_own() {
 # "PORT client|server MODE COUNT" (MODE - for none), sorted
 smc_sess_modes() {
 	$DS -j show sessions closed > "$TMP/sess.json" || abort "show sessions closed failed"
-	python3 - "$TMP/sess.json" "$@" <<-'PY'
+	py - "$TMP/sess.json" "$@" <<-'PY'
 	import json, sys
 	ports = [int(p) for p in sys.argv[2:]]
 	per = {}
@@ -116,7 +116,7 @@ smc_sess_modes() {
 # smc_owners FILE KEY COUNT: the owners of JSON objects (one, or a line
 # each) under KEY, their COUNT key added up by (code, side, pid, comm)
 smc_owners() {
-	python3 - "$@" <<-'PY'
+	py - "$@" <<-'PY'
 	import json, sys
 	per = {}
 	for l in open(sys.argv[1]).read().strip().split("\n") if sys.argv[2] == "smc_owners" else [open(sys.argv[1]).read()]:
@@ -135,7 +135,7 @@ ds_smc() { $DS -j show smc 2>/dev/null | json "d['$1']"; }
 # smc_alerted JSONL: the SMC fallback deltas of watch -j's alerts, added up
 # by reason and side, sorted
 smc_alerted() {
-	python3 - "$1" <<-'PY'
+	py - "$1" <<-'PY'
 	import json, sys
 	per = {}
 	for l in open(sys.argv[1]):
@@ -150,7 +150,7 @@ smc_alerted_is() { [ "$(smc_alerted "$1" | tr '\n' ';')" = "$2" ]; }
 
 # smc_delta BEFORE AFTER: what grew, a line each, sorted
 smc_delta() {
-	python3 - "$1" "$2" <<-'PY'
+	py - "$1" "$2" <<-'PY'
 	import sys
 	def read(p):
 	    d = {}
@@ -234,7 +234,7 @@ test_smc_sockets() {
 	holder=$!
 	defer kill_quiet $holder
 	wait_for 30 grep -q ready "$TMP/hold" || abort "smcgen hold did not get ready"
-	got=$($DS -j show smc sockets | python3 -c "
+	got=$($DS -j show smc sockets | py -c "
 import json, sys
 for s in json.load(sys.stdin):
     if s['peer'].endswith(':6102'):
@@ -262,7 +262,7 @@ test_smc_watch() {
 	wait_for 60 sh -c "[ \$(wc -l < '$TMP/watch.json') -ge $((n + 2)) ]" || abort "watch smc stopped printing"
 	kill $watcher
 	wait $watcher 2>/dev/null
-	got=$(python3 - "$TMP/watch.json" <<-'PY'
+	got=$(py - "$TMP/watch.json" <<-'PY'
 	import json, sys
 	tot, per = 0, {}
 	for l in open(sys.argv[1]):
@@ -294,15 +294,15 @@ test_smc_r() {
 	modprobe rdma_rxe || abort "no rdma_rxe module"
 	rdma link add rxe0 type rxe netdev lo || abort "rdma link add rxe0 failed"
 	defer rdma link delete rxe0
-	python3 tests/lab/smcueid.py add DROPSCOPE-LAB > "$TMP/ueid" ||
+	py tests/lab/smcueid.py add DROPSCOPE-LAB > "$TMP/ueid" ||
 		grep -q EEXIST "$TMP/ueid" || abort "adding the UEID failed: $(cat "$TMP/ueid")"
-	defer python3 tests/lab/smcueid.py del DROPSCOPE-LAB
+	defer py tests/lab/smcueid.py del DROPSCOPE-LAB
 	setup_module
 	$DS start smc tcp
 	$DS -j show smc > "$TMP/before.json" || abort "show smc failed"
 	$SG smc $n 6105 $bytes > /dev/null || abort "smcgen smc failed"
 	$DS -j show smc > "$TMP/after.json" || abort "show smc failed"
-	got=$(python3 - "$TMP/before.json" "$TMP/after.json" <<-'PY'
+	got=$(py - "$TMP/before.json" "$TMP/after.json" <<-'PY'
 	import json, sys
 	b, a = (json.load(open(p))["kernel"] for p in sys.argv[1:])
 	keys = ("client_v1", "client_v2", "server_v1", "server_v2", "rx_bytes", "tx_bytes")
@@ -334,7 +334,7 @@ test_smc_r() {
 	holder=$!
 	defer kill_quiet $holder
 	wait_for 30 grep -q ready "$TMP/hold" || abort "smcgen hold did not get ready"
-	got=$($DS -j show smc sockets | python3 -c "
+	got=$($DS -j show smc sockets | py -c "
 import json, sys
 for s in json.load(sys.stdin):
     if s['peer'].endswith(':6106') or s['local'].endswith(':6106'):
@@ -396,7 +396,7 @@ test_smc_masks() {
 	$DS -j show smc > "$TMP/m1.json" || abort "show smc failed"
 	check "mask add smc 0x03010000: masked, the others shown" \
 		"0x03010000 client 0 5;0x03030000 client 2 0;0x05000000 server 2 0;shown 4 masked 5;" \
-		"$(python3 - "$TMP/m1.json" <<-'PY' | tr '\n' ';'
+		"$(py - "$TMP/m1.json" <<-'PY' | tr '\n' ';'
 		import json, sys
 		d = json.load(open(sys.argv[1]))
 		for f in sorted(d["fallbacks"], key=lambda f: (f["code"], f["side"])):

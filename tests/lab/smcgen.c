@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "genio.h"
+#include "gentime.h"
 
 #ifndef AF_SMC
 #define AF_SMC 43

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "genio.h"
+#include "gentime.h"
 
 static int v6;
 

@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Mutants: each patch here breaks, on purpose, the subject of one lab check
+# (the module, the CLI) or its oracle; the lab test it names must then
+# fail. A mutant the test does not catch is a check that can pass without
+# comparing anything. Prints KTAP: "ok" when the test failed, as it must.
+#
+#   tests/mutants/run.sh [-k KERNEL] [-j JOBS] [NAME...]
+#
+# NAME is a patch's name without .patch (default: every one). Each mutant
+# is built in a copy of the committed tree (git archive HEAD) under
+# build/mutants, with the patch applied: the CLI, the test programs and the
+# module for KERNEL (6.12 by default); then scripts/lab runs its test there
+# (CYCLES=1). JOBS mutants at a time (default: the number of CPUs).
+# A patch starts with "Test: NAME" and "Breaks: WHAT", then the diff.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+
+kernel=6.12 jobs=$(nproc)
+while getopts "k:j:" opt; do
+	case $opt in
+	k) kernel=$OPTARG ;;
+	j) jobs=$OPTARG ;;
+	*) echo "usage: tests/mutants/run.sh [-k KERNEL] [-j JOBS] [NAME...]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+rel=$(scripts/kernels "$kernel") || exit 1
+if [ $# -eq 0 ]; then
+	set -- $(for p in tests/mutants/*.patch; do basename "$p" .patch; done)
+fi
+mkdir -p build/mutants
+top=$PWD/build/mutants
+
+# mutant NAME: build and run one; its verdict in $top/NAME.verdict
+mutant() {
+	local name=$1 patch=$PWD/tests/mutants/$1.patch test w rc=0
+	test=$(sed -n 's/^Test: //p' "$patch")
+	w=$top/$name
+	rm -rf "$w"
+	mkdir -p "$w"
+	git archive HEAD | tar -x -C "$w"
+	{
+		(cd "$w" && patch -p1 -s < "$patch") &&
+			make -C "$w" --no-print-directory user testbins module KVER="$rel"
+	} > "$top/$name.build" 2>&1 || { echo "build" > "$top/$name.verdict"; return; }
+	(cd "$w" && scripts/lab -k "$kernel" -- env CYCLES=1 tests/lab/run.sh -t "$test") \
+		> "$top/$name.tap" 2>&1 || rc=$?
+	if grep -q '^not ok' "$top/$name.tap"; then
+		echo "caught" > "$top/$name.verdict"
+	else
+		echo "missed (exit $rc)" > "$top/$name.verdict"
+	fi
+	rm -rf "$w"
+}
+
+echo "KTAP version 1"
+echo "1..$#"
+n=0
+for name; do
+	[ -f "tests/mutants/$name.patch" ] || { echo "no mutant $name" >&2; exit 2; }
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+	mutant "$name" &
+done
+wait
+fails=0
+for name; do
+	n=$((n + 1))
+	v=$(cat "$top/$name.verdict" 2>/dev/null)
+	what="$name: $(sed -n 's/^Breaks: //p' "tests/mutants/$name.patch") ($(sed -n 's/^Test: //p' "tests/mutants/$name.patch"))"
+	if [ "$v" = caught ]; then
+		echo "ok $n $what: the test failed"
+		grep -m1 -A2 '^not ok' "$top/$name.tap" | sed 's/^/#   /'
+	else
+		echo "not ok $n $what: $v"
+		fails=$((fails + 1))
+		tail -n 5 "$top/$name.build" "$top/$name.tap" 2>/dev/null | sed 's/^/# /'
+	fi
+done
+[ $fails -eq 0 ]
