@@ -803,7 +803,10 @@ run_test() {
 	: > "$DS_LAB_TIMES"
 	mkdir -p "$RUNTMP/$name"
 	count_save
-	bounded "$(test_limit)" test_body "$name" 2> "$RUNTMP/stderr" || rc=$?
+	# appended to: what py's children write there (through /proc/PID/fd,
+	# in append mode) and the shell's own lines then keep their order
+	: > "$RUNTMP/stderr"
+	bounded "$(test_limit)" test_body "$name" 2>> "$RUNTMP/stderr" || rc=$?
 	hung "test_$name" "$(test_limit)" > "$RUNTMP/hung.test"
 	[ ! -s "$RUNTMP/hung.test" ] || cp "$RUNTMP/hung.test" "$RUNTMP/abort"
 	sed 's/^/# /' "$RUNTMP/stderr"	# diagnostics, after the results
