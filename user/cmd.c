@@ -527,13 +527,17 @@ static int cmd_show_stats(struct ds_ctx *ctx, const struct ds_cmd *self,
 {
 	struct ds_print p = { .f = stdout, .json = ctx->json };
 	struct ds_stats_read st;
-	char fmt[64];
-	size_t i;
+	size_t i, width = 0;
+	char fmt[96];
 	int err;
 
 	(void)argv;
 	if (argc)
 		return ds_usage(self, "takes no arguments");
+	/* one column for the values, after the longest label */
+	for (i = 0; i < DS_NSTATS; i++)
+		if (strlen(ds_stats_fields[i].label) > width)
+			width = strlen(ds_stats_fields[i].label);
 	err = ds_ctx_nl(ctx);
 	if (err)
 		return err;
@@ -543,8 +547,8 @@ static int cmd_show_stats(struct ds_ctx *ctx, const struct ds_cmd *self,
 	ds_print_open_obj(&p, NULL);
 	for (i = 0; i < DS_NSTATS; i++) {
 		/* the labels hold no '%' */
-		snprintf(fmt, sizeof(fmt), "%-30s %%" PRIu64 "\n",
-			 ds_stats_fields[i].label);
+		snprintf(fmt, sizeof(fmt), "%-*s %%" PRIu64 "\n",
+			 (int)width, ds_stats_fields[i].label);
 		ds_print_u64(&p, DS_ANY, ds_stats_fields[i].key, fmt,
 			     st.v[ds_stats_fields[i].attr]);
 	}

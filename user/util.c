@@ -28,7 +28,8 @@ int ds_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 }
 
 /*
- * A duration: "250ms", "2s", "1.5s", "1m"; a bare number is milliseconds.
+ * A duration: "250ms", "2s", "1.5s", "1m", "1h"; a bare number is
+ * milliseconds.
  * Fractions below a millisecond are refused rather than rounded.
  */
 int ds_parse_duration_ms(const char *s, uint64_t *ms)
@@ -36,7 +37,8 @@ int ds_parse_duration_ms(const char *s, uint64_t *ms)
 	static const struct {
 		const char *unit;
 		uint64_t ms;
-	} units[] = { { "", 1 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 } };
+	} units[] = { { "", 1 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 },
+		      { "h", 3600000 } };
 	unsigned long long whole, frac = 0, scale = 1;
 	const char *p = s;
 	char *end;

@@ -425,6 +425,8 @@ test_accounting() {
 		"$($KC sum "$TMP/acct.json" NO_SOCKET __udp4_lib_rcv) $($KC sum "$TMP/acct.json" NO_SOCKET tcp_v4_rcv) $($KC sum "$TMP/acct.json" NETFILTER_DROP)"
 	events=$(stat_of events)
 	check "stats events equal the hist trigger's drops" "$($KC hits "$TMP/acct.hist")" "$events"
+	check "show stats: every value in one column, after the longest label" 1 \
+		"$($DS show stats | awk '{ match($0, /[0-9]+$/); print RSTART }' | sort -u | wc -l)"
 	$DS -j show reasons > "$TMP/reasons.json"
 	check "show reasons totals NO_SOCKET as the hist trigger does" \
 		"$($KC hits "$TMP/acct.hist" NO_SOCKET)" \
@@ -601,13 +603,15 @@ test_bad_input() {
 		--do mask-del --json '{"rule": {"id": 99}}'
 	ybad "rule with a site range without its end" "*EINVAL*start and end*" \
 		--do mask-add --json '{"rule": {"loc-start": 1}}'
-	for args in "set interval 5ms" "set interval 61s" "set interval fast" \
+	for args in "set interval 5ms" "set interval 61s" "set interval 5h" "set interval fast" \
 		"show sites top 0" "show sites bogus" "bogus" "start now"; do
 		# shellcheck disable=SC2086
 		$DS $args > /dev/null 2>&1
 		rc=$?
 		check "CLI refuses '$args' (exit 2), config unchanged" "2 $cfg" "$rc $($DS -j status)"
 	done
+	check "CLI: 5h is a duration, out of the interval's range" 1 \
+		"$($DS set interval 5h 2>&1 | grep -c 'must be 10ms to 60s')"
 	printf 'status\nset interval 7\n' > "$TMP/bad.batch"
 	$DS -f "$TMP/bad.batch" > /dev/null 2> "$TMP/batch.err"
 	check "batch stops at the bad line and names it" "2 1" \
@@ -799,7 +803,10 @@ run_test() {
 	: > "$DS_LAB_TIMES"
 	mkdir -p "$RUNTMP/$name"
 	count_save
-	bounded "$(test_limit)" test_body "$name" 2> "$RUNTMP/stderr" || rc=$?
+	# appended to: what py's children write there (through /proc/PID/fd,
+	# in append mode) and the shell's own lines then keep their order
+	: > "$RUNTMP/stderr"
+	bounded "$(test_limit)" test_body "$name" 2>> "$RUNTMP/stderr" || rc=$?
 	hung "test_$name" "$(test_limit)" > "$RUNTMP/hung.test"
 	[ ! -s "$RUNTMP/hung.test" ] || cp "$RUNTMP/hung.test" "$RUNTMP/abort"
 	sed 's/^/# /' "$RUNTMP/stderr"	# diagnostics, after the results

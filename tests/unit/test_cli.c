@@ -44,7 +44,7 @@ static void test_parse_duration(void **state)
 		{ "1.5s", 0, 1500 }, { "0.01s", 0, 10 }, { "1m", 0, 60000 },
 		{ "1.0005s", -EINVAL, 0 }, { "10us", -EINVAL, 0 },
 		{ "s", -EINVAL, 0 }, { "1.s", -EINVAL, 0 }, { "-1s", -EINVAL, 0 },
-		{ "1 s", -EINVAL, 0 },
+		{ "1 s", -EINVAL, 0 }, { "5h", 0, 18000000 }, { "0.5h", 0, 1800000 },
 	};
 	size_t i;
 
