@@ -170,12 +170,19 @@ pyd_start() {
 	PYD_PID=$!
 }
 py() { timed python pyd_call "$@"; }
+# The caller's standard streams go to pyd.py as copies on descriptors of
+# their own (i, o, e), which stay put while the redirections of the request
+# itself move 0 and 1 about. A stream the caller has closed is /dev/null.
 pyd_call() { # pyd_call ARGS...: python3 ARGS, run by pyd.py
-	local d=$PYD/$BASHPID.$RANDOM rc=
+	local d=$PYD/$BASHPID.$RANDOM rc= i o e
 	mkfifo "$d" || return 1
-	printf '%s\0' "$BASHPID" "$PWD" "$@" > "$d.argv"
+	{ exec {i}<&0; } 2> /dev/null || exec {i}< /dev/null
+	{ exec {o}>&1; } 2> /dev/null || exec {o}> /dev/null
+	{ exec {e}>&2; } 2> /dev/null || exec {e}> /dev/null
+	printf '%s\0' "$BASHPID" "$PWD" "$i" "$o" "$e" "$@" > "$d.argv"
 	echo "$d" > "$PYD/req"
 	read -r rc < "$d"
+	exec {i}<&- {o}>&- {e}>&-
 	rm -f "$d" "$d.argv"
 	return "${rc:-1}"
 }
