@@ -176,9 +176,9 @@ py() { timed python pyd_call "$@"; }
 pyd_call() { # pyd_call ARGS...: python3 ARGS, run by pyd.py
 	local d=$PYD/$BASHPID.$RANDOM rc= i o e
 	mkfifo "$d" || return 1
-	{ exec {i}<&0; } 2> /dev/null || exec {i}< /dev/null
-	{ exec {o}>&1; } 2> /dev/null || exec {o}> /dev/null
-	{ exec {e}>&2; } 2> /dev/null || exec {e}> /dev/null
+	if [ -e "/proc/$BASHPID/fd/0" ]; then exec {i}<&0; else exec {i}< /dev/null; fi
+	if [ -e "/proc/$BASHPID/fd/1" ]; then exec {o}>&1; else exec {o}> /dev/null; fi
+	if [ -e "/proc/$BASHPID/fd/2" ]; then exec {e}>&2; else exec {e}> /dev/null; fi
 	printf '%s\0' "$BASHPID" "$PWD" "$i" "$o" "$e" "$@" > "$d.argv"
 	echo "$d" > "$PYD/req"
 	read -r rc < "$d"
