@@ -16,7 +16,7 @@
 /* Print a usage error for cmd and return DS_EUSAGE. */
 int ds_usage(const struct ds_cmd *cmd, const char *what)
 {
-	fprintf(stderr, "dropscope %s: %s\nusage: %s %s\n", cmd->name, what,
+	fprintf(stderr, "dropscope: %s: %s\nusage: %s %s\n", cmd->name, what,
 		cmd->name, cmd->args);
 	return DS_EUSAGE;
 }

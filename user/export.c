@@ -291,10 +291,10 @@ static void ds_metrics_down(struct ds_metrics *m, const char *why)
 	struct ds_ctx *ctx = m->ctx;
 
 	if (m->up)
-		fprintf(stderr, "dropscope export: lost dropscope.ko (%s): counters kept at their last values\n",
+		fprintf(stderr, "dropscope: export: lost dropscope.ko (%s): counters kept at their last values\n",
 			why);
 	else if (!m->warned)
-		fprintf(stderr, "dropscope export: %s: waiting for it\n", why);
+		fprintf(stderr, "dropscope: export: %s: waiting for it\n", why);
 	m->warned = true;
 	m->up = false;
 	ds_nl_close(ctx->nl);
@@ -332,7 +332,7 @@ static void ds_metrics_read(struct ds_metrics *m)
 		return;
 	}
 	if (!m->up)
-		fprintf(stderr, "dropscope export: dropscope.ko answers\n");
+		fprintf(stderr, "dropscope: export: dropscope.ko answers\n");
 	m->up = true;
 	m->reads++;
 	if (m->have_epoch && st.v[DROPSCOPE_STATS_A_EPOCH] != m->epoch) {
@@ -587,7 +587,7 @@ static int ds_export_turn(void *arg, int *wait_ms)
 				     -ENOMEM;
 			free(text);
 			if (err) {
-				fprintf(stderr, "dropscope export: cannot write %s: %s\n",
+				fprintf(stderr, "dropscope: export: cannot write %s: %s\n",
 					e->textfile, strerror(-err));
 				e->status = DS_EFAIL;
 				return 1;
@@ -641,7 +641,7 @@ int cmd_export(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	if (listen_at) {
 		fd = ds_export_listen(listen_at, why, sizeof(why));
 		if (fd < 0) {
-			fprintf(stderr, "dropscope export: --listen %s: %s\n",
+			fprintf(stderr, "dropscope: export: --listen %s: %s\n",
 				listen_at, why);
 			return fd == -EINVAL ? DS_EUSAGE : DS_EFAIL;
 		}
@@ -654,7 +654,7 @@ int cmd_export(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 				     MHD_OPTION_CONNECTION_TIMEOUT, 30U,
 				     MHD_OPTION_END);
 		if (!d) {
-			fprintf(stderr, "dropscope export: the HTTP server did not start\n");
+			fprintf(stderr, "dropscope: export: the HTTP server did not start\n");
 			close(fd);
 			pthread_mutex_destroy(&m.lock);
 			return DS_EFAIL;

@@ -515,7 +515,7 @@ int cmd_mask_list(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 
 	(void)argv;
 	if (argc) {
-		fprintf(stderr, "dropscope: %s takes no arguments\n", self->name);
+		fprintf(stderr, "dropscope: %s: takes no arguments\n", self->name);
 		return DS_EUSAGE;
 	}
 	err = ds_reasons_get(ctx, &reasons);

@@ -117,6 +117,8 @@ static int ds_alert_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 	a.smc = smc;
 	ds_stamp(stamp, sizeof(stamp));
 	a.stamp = stamp;
+	/* as show sites lists them: by count, then by site */
+	qsort(sites, a.n, sizeof(*sites), ds_site_cmp_total);
 	a.sites = sites;
 	ds_alert_print(&w->p, &a);
 	w->drops += a.overflow;

@@ -378,6 +378,30 @@ test_alert_top() {
 		"$(py -c 'import json,sys; m=[json.loads(l) for l in open(sys.argv[1])]; s=[s for x in m for s in x["sites"]]; print(s[0]["symbol"].split("+")[0] if len(s) == 1 else s, s[0]["delta"])' "$TMP/top.jsonl") $(stat_of top_suppressed)"
 }
 
+# One round of three sites: watch lists them as show sites does, by count
+# (text and JSON print the same sorted list); the counts are the hist
+# trigger's
+hist_by_count() { $KC hist "$1" | sort -rn | awk '{ printf "%s ", $1 }'; }
+test_watch_order() {
+	local want
+	need nft
+	setup_module
+	$DS set interval 60s
+	nft_drop
+	trace_on
+	$DS start
+	watch_start order.jsonl rounds 1 timeout 20s
+	gen udp 30 $NF_PORT
+	gen tcp 10 $TCP_CLOSED
+	gen udp 100 $UDP_CLOSED
+	$DS stop
+	wait $watcher
+	trace_off order.hist
+	oracle want hist_by_count "$TMP/order.hist"
+	check "watch: a round's sites by count, as the hist trigger counts them" "$want" \
+		"$(py -c 'import json, sys; print("".join("%d " % s["delta"] for s in json.loads(open(sys.argv[1]).readline())["sites"]))' "$TMP/order.jsonl")"
+}
+
 # Rounds every 10 ms for 2.5 s of drops, at most 2 messages a second: each
 # second of drops sends exactly 2, so 4 at least (two whole seconds) and 8
 # at most. What two listeners received, the CLI's watch and a raw socket,

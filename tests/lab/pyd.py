@@ -14,9 +14,12 @@ through /proc/PID/fd of the caller, output in append mode), and exit
 status.
 
 A request is one line "PATH" on the FIFO DIR/req. PATH.argv holds the
-caller's PID, its working directory and then python3's arguments, each
-ended by a NUL: "-c CODE ARGS...", "- ARGS..." (the code on standard input)
-or "SCRIPT ARGS...". The exit status is written, as a line, to the FIFO
+caller's PID, its working directory, the descriptors of the caller that
+hold its standard input, output and error (copies of 0, 1 and 2 that no
+redirection moves while the request is made: the caller's own 0 and 1 are
+the FIFOs for a moment), and then python3's arguments, each ended by a
+NUL: "-c CODE ARGS...", "- ARGS..." (the code on standard input) or
+"SCRIPT ARGS...". The exit status is written, as a line, to the FIFO
 PATH, which the caller reads: 1 with the traceback on an uncaught
 exception, 128+N when the child died of signal N.
 """
@@ -80,16 +83,34 @@ for name in os.listdir(HERE):
                 f.read(), os.path.join(HERE, name), "exec")
 
 
-def run(argv, cwd, pid):
+def open_stream(pid, n, mode, mine):
+    """The caller's descriptor n, opened again through /proc. A device
+    that opens once only (the lab's console port, run.sh's own output) is
+    refused (EBUSY): then this process's own descriptor to the same file,
+    which it got from run.sh; else /dev/null."""
+    path = f"/proc/{pid}/fd/{n}"
+    try:
+        return os.open(path, mode)
+    except OSError:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return os.open(os.devnull, mode)
+        for fd in mine:
+            try:
+                if os.path.samestat(st, os.fstat(fd)):
+                    return os.dup(fd)
+            except OSError:
+                pass
+        return os.open(os.devnull, mode)
+
+
+def run(argv, cwd, pid, streams):
     """In the child: run python3 ARGS as a fresh interpreter would."""
     os.chdir(cwd)
-    fds = []
-    for n, mode in ((0, os.O_RDONLY), (1, os.O_WRONLY | os.O_APPEND),
-                    (2, os.O_WRONLY | os.O_APPEND)):
-        try:
-            fds.append(os.open(f"/proc/{pid}/fd/{n}", mode))
-        except OSError:  # closed in the caller
-            fds.append(os.open(os.devnull, mode))
+    fds = [open_stream(pid, n, mode, mine) for n, mode, mine in
+           zip(streams, (os.O_RDONLY, os.O_WRONLY | os.O_APPEND,
+                         os.O_WRONLY | os.O_APPEND), ((0,), (1, 2), (2, 1)))]
     for n, fd in enumerate(fds):
         os.dup2(fd, n)
         os.close(fd)
@@ -142,12 +163,12 @@ def serve(path):
     try:
         with open(path + ".argv", "rb") as f:
             words = [w.decode() for w in f.read().split(b"\0")[:-1]]
-        pid, cwd, argv = int(words[0]), words[1], words[2:]
+        pid, cwd, streams, argv = int(words[0]), words[1], words[2:5], words[5:]
         child = os.fork()
         if child == 0:
             code = 1
             try:
-                code = run(argv, cwd, pid)
+                code = run(argv, cwd, pid, streams)
             finally:
                 os._exit(code)
         _, status = os.waitpid(child, 0)

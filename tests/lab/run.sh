@@ -30,7 +30,7 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	bad_input unload shell
 	mask_site mask_reason mask_dev mask_device_gate mask_netns mask_l3
 	mask_l4 mask_unread_udp mask_combined mask_only mask_churn mask_limit
-	mask_bad_rules alert_threshold alert_top alert_ratelimit
+	mask_bad_rules alert_threshold alert_top alert_ratelimit watch_order
 	sessions_exact sessions_live sessions_overflow sessions_parts
 	sessions_top sessions_top_tty sessions_top_missed sessions_unload
 	sessions_masked sessions_bad_params smc_absent smc_fallbacks smc_sockets
@@ -170,12 +170,19 @@ pyd_start() {
 	PYD_PID=$!
 }
 py() { timed python pyd_call "$@"; }
+# The caller's standard streams go to pyd.py as copies on descriptors of
+# their own (i, o, e), which stay put while the redirections of the request
+# itself move 0 and 1 about. A stream the caller has closed is /dev/null.
 pyd_call() { # pyd_call ARGS...: python3 ARGS, run by pyd.py
-	local d=$PYD/$BASHPID.$RANDOM rc=
+	local d=$PYD/$BASHPID.$RANDOM rc= i o e
 	mkfifo "$d" || return 1
-	printf '%s\0' "$BASHPID" "$PWD" "$@" > "$d.argv"
+	if [ -e "/proc/$BASHPID/fd/0" ]; then exec {i}<&0; else exec {i}< /dev/null; fi
+	if [ -e "/proc/$BASHPID/fd/1" ]; then exec {o}>&1; else exec {o}> /dev/null; fi
+	if [ -e "/proc/$BASHPID/fd/2" ]; then exec {e}>&2; else exec {e}> /dev/null; fi
+	printf '%s\0' "$BASHPID" "$PWD" "$i" "$o" "$e" "$@" > "$d.argv"
 	echo "$d" > "$PYD/req"
 	read -r rc < "$d"
+	exec {i}<&- {o}>&- {e}>&-
 	rm -f "$d" "$d.argv"
 	return "${rc:-1}"
 }
