@@ -15,6 +15,7 @@
   kcount.py snmp PROTO FIELD [FILE]    one counter of /proc/net/snmp (or
                                        of FILE, a copy of another netns')
   kcount.py rounds WATCH.jsonl         rounds, max round, deltas summed
+  kcount.py table                      the names of the tracepoint's table
   kcount.py reasons                    the drop reasons of the running
                                        kernel's BTF: the enumerators of enum
                                        skb_drop_reason above 0 (not dropped
@@ -49,6 +50,12 @@ def site_counts(path):
         for site in json.load(f):
             counts[(site["location"], site["reason_id"])] += site["count"]
     return counts
+
+
+def reason_table(path=FORMAT):
+    """The tracepoint's own table of reasons: id -> name."""
+    with open(path) as f:
+        return {int(i): n for i, n in SYMBOLIC_RE.findall(f.read())}
 
 
 def show(counts):
@@ -107,15 +114,13 @@ def main(argv):
     elif cmd == "hits":
         counts = hist_counts(argv[2])
         if len(argv) > 3:
-            with open(FORMAT) as f:
-                ids = {n: int(i) for i, n in SYMBOLIC_RE.findall(f.read())}
+            ids = {n: i for i, n in reason_table().items()}
             if argv[3] not in ids:
                 raise SystemExit("no reason %s in %s" % (argv[3], FORMAT))
             counts = {k: n for k, n in counts.items() if k[1] == ids[argv[3]]}
         print(sum(counts.values()))
     elif cmd == "names":
-        with open(argv[2]) as f:
-            table = {int(i): n for i, n in SYMBOLIC_RE.findall(f.read())}
+        table = reason_table(argv[2])
         with open(argv[3]) as f:
             ours = {r["id"]: r["reason"] for r in json.load(f)}
         common = set(table) & set(ours)
@@ -145,6 +150,8 @@ def main(argv):
                 deltas += msg["overflow_delta"]
                 deltas += sum(s["delta"] for s in msg["sites"])
         print(len(rounds), ends, deltas)
+    elif cmd == "table":
+        print("\n".join(sorted(set(reason_table().values()))))
     elif cmd == "reasons":
         enum = btf_enum("skb_drop_reason")
         end = dict(enum)["SKB_DROP_REASON_MAX"]

@@ -91,20 +91,29 @@ def family_id(sk):
     sys.exit("nlraw: no family id in the reply")
 
 
+def count(sk, fam, done):
+    """The messages of the family received until done(idle) is true;
+    idle: the last 50 ms brought none."""
+    n = 0
+    sk.settimeout(0.05)
+    while True:
+        try:
+            n += sum(t == fam for t, _f, _p in msgs(sk.recv(65536)))
+            idle = False
+        except socket.timeout:
+            idle = True
+        if done(idle):
+            return n
+
+
 def poke(sk, fam, grp, cmds):
     out = []
     for c in cmds:
         if c == "join":
             try:
                 sk.setsockopt(SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, grp)
-                n = 0
                 end = time.monotonic() + 5
-                while time.monotonic() < end:
-                    sk.settimeout(max(end - time.monotonic(), 0.01))
-                    try:
-                        n += sum(t == fam for t, _f, _p in msgs(sk.recv(65536)))
-                    except socket.timeout:
-                        pass
+                n = count(sk, fam, lambda _idle: time.monotonic() >= end)
                 sk.settimeout(None)
                 out.append(f"joined:{n}")
             except OSError as e:
@@ -134,14 +143,8 @@ def listen(sk):
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     print("joined", flush=True)
-    n = 0
-    sk.settimeout(0.05)
-    while True:
-        try:
-            n += sum(t == fam for t, _f, _p in msgs(sk.recv(65536)))
-        except socket.timeout:
-            if stop:    # and nothing more is queued
-                break
+    # after SIGTERM, until nothing more is queued
+    n = count(sk, fam, lambda idle: stop and idle)
     print("messages", n, flush=True)
     return 0
 

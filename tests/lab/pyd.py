@@ -46,7 +46,6 @@ import yaml
 # yaml.safe_load, in pure Python: seconds under TCG. Here libyaml parses it,
 # and each text is parsed once; the children get the result by fork.
 _yaml_cache = {}
-_yaml_safe_load = yaml.safe_load
 
 
 def _safe_load(stream):
@@ -169,6 +168,8 @@ def serve(path):
             code = 1
             try:
                 code = run(argv, cwd, pid, streams)
+            except BaseException:  # noqa: B902 # before the caller's streams
+                traceback.print_exc()
             finally:
                 os._exit(code)
         _, status = os.waitpid(child, 0)
