@@ -23,9 +23,10 @@
  * fit. A drop that finds its ring full, and a message the socket has no
  * room for, are counted, never silent.
  *
- * Contexts: ds_capture() runs in the probe, any context, with preemption
- * off; it writes this CPU's ring only, with local interrupts off while it
- * does (a drop in an interrupt on the same CPU waits). The rest runs under
+ * Contexts: ds_capture() runs in the drop probe, any context, with
+ * preemption off (ds_probe_begin()); it writes this CPU's ring only,
+ * with local interrupts off while it does (a drop in an interrupt on the
+ * same CPU waits). The rest runs under
  * ds_lock in process context. The captures are published with RCU; a
  * capture is drained and freed once a grace period has passed since it
  * was taken away: no probe sees it then.
@@ -509,7 +510,7 @@ static struct ds_cap *ds_cap_remove(u32 i)
 {
 	struct ds_cap *c = ds_cap_unpublish(i);
 
-	/* the probes run under preempt_disable(): none copies into c now */
+	/* the probe disables preemption: none copies into c now */
 	synchronize_rcu();
 	ds_cap_drain(c, false);
 	return c;
@@ -530,7 +531,7 @@ static void ds_cap_remove_all(unsigned long mask, bool drain, bool end)
 		taken[n++] = ds_cap_unpublish(i);
 	if (!n)
 		return;
-	/* the probes run under preempt_disable(): none copies into them now */
+	/* the probe disables preemption: none copies into them now */
 	synchronize_rcu();
 	for (i = 0; i < n; i++) {
 		if (drain)

@@ -63,4 +63,15 @@
 #define ds_genl_op genl_ops
 #endif
 
+/*
+ * 6.17 named the per-CPU system workqueue system_percpu_wq (commit
+ * "workqueue: Add system_percpu_wq and system_dfl_wq"), and later kernels
+ * warn when work is queued on system_wq; stable kernels have it too.
+ */
+#ifdef DS_HAVE_SYSTEM_PERCPU_WQ
+#define ds_percpu_wq	system_percpu_wq
+#else
+#define ds_percpu_wq	system_wq
+#endif
+
 #endif /* _DROPSCOPE_COMPAT_H */

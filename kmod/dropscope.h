@@ -40,6 +40,7 @@
 #include <linux/list.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 #include <asm/local64.h>
@@ -56,6 +57,29 @@ struct sk_buff;
  */
 extern struct mutex ds_lock;
 extern unsigned int ds_capacity;
+
+/*
+ * A probe's context is its own to make safe. Tracepoints called their
+ * probes with preemption disabled up to 6.18; mainline's call them under
+ * SRCU-fast with preemption enabled (migration disabled on PREEMPT_RT at
+ * most). Every probe that touches this CPU's tables or data that a writer
+ * retires with synchronize_rcu() does so between ds_probe_begin() and
+ * ds_probe_end(): the CPU stays the same throughout, and since 4.20
+ * synchronize_rcu() waits for every region with preemption disabled. A
+ * probe whose every shared write is under a raw spinlock taken with
+ * interrupts off (sessions.c's hooks, smc.c's listener hook) needs
+ * nothing more. Where the caller disabled preemption already, the pair
+ * costs an increment, a decrement and a test.
+ */
+static __always_inline void ds_probe_begin(void)
+{
+	preempt_disable_notrace();
+}
+
+static __always_inline void ds_probe_end(void)
+{
+	preempt_enable_notrace();
+}
 
 /* The sizes given at load: module parameters from 1 to DS_PARAM_MAX. */
 #define DS_PARAM_MAX	BIT(20)

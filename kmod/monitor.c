@@ -15,6 +15,7 @@
 #include <linux/workqueue.h>
 #include <net/netlink.h>
 
+#include "compat.h"
 #include "dropscope.h"
 
 static const struct ds_source *const ds_sources[] = {
@@ -58,7 +59,7 @@ u32 ds_interval_ms(void)
 
 static void ds_schedule(void)
 {
-	mod_delayed_work(system_wq, &mon.work,
+	mod_delayed_work(ds_percpu_wq, &mon.work,
 			 msecs_to_jiffies(mon.interval_ms));
 }
 

@@ -3,7 +3,8 @@
  * The drop path: the skb:kfree_skb probe and one table per CPU that it
  * fills. Everything here but the functions marked "under ds_lock" runs in
  * the probe, in any context, hard IRQ included, with preemption disabled
- * by the tracepoint, and takes no lock. The folder (sites.c) reads the
+ * by the probe itself (ds_probe_begin(): a tracepoint may call it
+ * preemptible), and takes no lock. The folder (sites.c) reads the
  * tables through ds_probe_used() and ds_probe_slot().
  *
  * A key is (location, reason), plus those of the packet's device, netns
@@ -290,8 +291,8 @@ static __always_inline void ds_count(struct ds_cpu *c, unsigned long loc,
 }
 
 /*
- * Out of line and reached by a tail call, so that the common probe keeps
- * to the registers a call would not make it save.
+ * Out of line, so that the common probe keeps to the registers a call
+ * would not make it save.
  */
 static noinline notrace void ds_count_packet(struct ds_cpu *c,
 					     const struct sk_buff *skb,
@@ -319,14 +320,15 @@ static __always_inline void ds_probe_count(struct ds_cpu *c,
 {
 	if (static_branch_unlikely(&ds_packet_fields) &&
 	    !ds_packet_gated_out(skb))
-		return ds_count_packet(c, skb, loc, reason);
-	ds_count(c, loc, reason, 0, ds_hash(loc, reason, 0));
+		ds_count_packet(c, skb, loc, reason);
+	else
+		ds_count(c, loc, reason, 0, ds_hash(loc, reason, 0));
 }
 
 /*
  * A drop with a socket while TCP sessions are tracked: counted to its
- * session too, unless the rules mask it (sessions.c). Out of line and
- * reached by a tail call, as ds_count_packet() is.
+ * session too, unless the rules mask it (sessions.c). Out of line, as
+ * ds_count_packet() is.
  */
 static noinline notrace void ds_count_sess(const struct sk_buff *skb,
 					   void *location, u32 reason,
@@ -340,19 +342,22 @@ static noinline notrace void ds_count_sess(const struct sk_buff *skb,
 /*
  * Every drop comes here. The common case (no socket, or sessions not
  * tracked; no rule on packet fields) is a hash, a compare and an increment
- * in a function with no frame: the rest is reached by tail calls. A drop
- * without a socket pays the session part a no-op and one test of skb->sk
- * (or'ed with rx_sk where it is passed).
+ * between the probe's own preempt_disable() and preempt_enable(): the rest
+ * is out of line. A drop without a socket pays the session part a no-op
+ * and one test of skb->sk (or'ed with rx_sk where it is passed).
  */
 static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 {
+	ds_probe_begin();
 	if (static_branch_unlikely(&ds_cap_key))
 		ds_capture(skb, location, reason);
 	if (static_branch_unlikely(&ds_sess_drops_key) &&
 	    ((unsigned long)skb->sk | (unsigned long)DS_KFREE_SKB_RX_SK))
-		return ds_count_sess(skb, location, reason, DS_KFREE_SKB_RX_SK);
-	ds_probe_count(this_cpu_ptr(&ds_cpus), skb, (unsigned long)location,
-		       reason);
+		ds_count_sess(skb, location, reason, DS_KFREE_SKB_RX_SK);
+	else
+		ds_probe_count(this_cpu_ptr(&ds_cpus), skb,
+			       (unsigned long)location, reason);
+	ds_probe_end();
 }
 
 /* Under ds_lock. */

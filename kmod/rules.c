@@ -30,8 +30,8 @@
 
 /*
  * A copy of the rules for the drop path: immutable once published, freed
- * after a grace period. The drop probe runs with preemption disabled by
- * the tracepoint, which every grace period waits for.
+ * after a grace period. The drop probe runs with preemption disabled
+ * (ds_probe_begin()), which every grace period waits for.
  */
 struct ds_ruleset {
 	struct rcu_head rcu;
@@ -407,8 +407,8 @@ int ds_rule_add(struct ds_rule *rule, struct genl_info *info)
 	ds_rules_filter(&f, rule);
 	/*
 	 * Probes that built their key under the narrower filter finish
-	 * before the fold: the tracepoint runs probes under
-	 * preempt_disable(), which synchronize_rcu() waits out.
+	 * before the fold: the probe disables preemption
+	 * (ds_probe_begin()), which synchronize_rcu() waits out.
 	 */
 	if (ds_probe_set_filter(&f))
 		synchronize_rcu();

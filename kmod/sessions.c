@@ -10,10 +10,12 @@
  *
  * Locking. The table (entries, hash, free list), the ring and the
  * statistics are under tcp.lock, a raw spinlock taken with interrupts
- * off: the hooks run in process context or softirq with preemption
- * disabled by the tracepoint, so on PREEMPT_RT a spinlock_t (a sleeping
- * lock there) could not be taken; every section under it is short and
- * bounded (a hash walk, a copy of one entry or record). State changes and
+ * off: the hooks run in process context or softirq, with preemption
+ * disabled by the tracepoint on most kernels, so on PREEMPT_RT a
+ * spinlock_t (a sleeping lock there) could not be taken. With every
+ * shared write under it, the hooks are safe preemptible as well (a
+ * tracepoint may call them so: see ds_probe_begin()). Every section
+ * under it is short and bounded (a hash walk, a copy of one entry or record). State changes and
  * resets are per session, not per packet, so one lock is cheap enough;
  * the state changes that have nothing to tell a session do not take it
  * (ds_state_probe()).
@@ -69,6 +71,8 @@
 #include <net/netlink.h>
 #include <net/sock.h>
 #include <net/tcp_states.h>
+#include <trace/events/sock.h>
+#include <trace/events/tcp.h>
 
 #include "compat.h"
 #include "dropscope.h"
@@ -526,6 +530,19 @@ static struct ds_tp {
 	{ "tcp_receive_reset", ds_receive_reset_probe },
 };
 
+/*
+ * The hooks are registered on tracepoints found by name, which checks
+ * nothing of their arguments: check them against the tracepoints' headers
+ * here, so that a prototype that changed fails the build
+ * (-Werror=incompatible-pointer-types) instead of reading wrong registers.
+ */
+static inline void ds_tps_check(void)
+{
+	check_trace_callback_type_inet_sock_set_state(ds_state_probe);
+	check_trace_callback_type_tcp_send_reset(ds_send_reset_probe);
+	check_trace_callback_type_tcp_receive_reset(ds_receive_reset_probe);
+}
+
 static void ds_tp_find(struct tracepoint *tp, void *priv)
 {
 	size_t i;
@@ -793,6 +810,7 @@ int ds_sessions_init(void)
 	for (i = 0; i < ds_sessions_cap; i++)
 		tcp.e[i].next_free = i + 1 < ds_sessions_cap ? i + 1 : U32_MAX;
 	tcp.free = 0;
+	ds_tps_check();
 	for_each_kernel_tracepoint(ds_tp_find, NULL);
 	return 0;
 err:

@@ -27,9 +27,11 @@
  * the part hooks them when it attaches.
  *
  * Contexts: the probes run in process context and in softirq (smcr_link_
- * down), preemption off; they take no lock and write only this CPU's
- * counters. The notifier runs under tracepoint_module_list_mutex and
- * takes ds_smc_tp_lock only; everything else runs under ds_lock.
+ * down), preemption off (ds_probe_begin(): a tracepoint may call them
+ * preemptible); they take no lock and write only this CPU's counters,
+ * but for the listener hook, which takes a raw spinlock. The notifier
+ * runs under tracepoint_module_list_mutex and takes ds_smc_tp_lock only;
+ * everything else runs under ds_lock.
  */
 
 /* KBUILD_MODNAME is "kmod/dropscope": the module's name is dropscope */
@@ -43,6 +45,7 @@
 #include <linux/tracepoint.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
+#include <trace/events/sock.h>
 
 #include <uapi/linux/dropscope.h>
 
@@ -273,8 +276,7 @@ static u32 ds_smc_listen_owner(const struct sock *sk, char *comm)
  * kernel worker: the owner is that of its listener, if known. A
  * non-blocking connect falls back in a worker too: owner 0.
  */
-static void ds_smc_fallback_probe(void *data, const struct sock *sk,
-				  int fallback_rsn)
+static void ds_smc_fallback(const struct sock *sk, int fallback_rsn)
 {
 	struct ds_smc_cpu __percpu *pc = smc.pc;
 	u8 side = READ_ONCE(sk->sk_socket) ? DROPSCOPE_SMC_CLIENT :
@@ -311,6 +313,14 @@ static void ds_smc_fallback_probe(void *data, const struct sock *sk,
 	else if (fresh && tgid)
 		memcpy(s->comm, comm, sizeof(s->comm));
 	local64_inc(&s->count);
+}
+
+static void ds_smc_fallback_probe(void *data, const struct sock *sk,
+				  int fallback_rsn)
+{
+	ds_probe_begin();
+	ds_smc_fallback(sk, fallback_rsn);
+	ds_probe_end();
 }
 
 /*
@@ -384,12 +394,16 @@ static __always_inline void ds_smc_msg(const struct sock *sk, size_t len,
 
 static void ds_smc_tx_probe(void *data, const struct sock *sk, size_t len)
 {
+	ds_probe_begin();
 	ds_smc_msg(sk, len, 0);
+	ds_probe_end();
 }
 
 static void ds_smc_rx_probe(void *data, const struct sock *sk, size_t len)
 {
+	ds_probe_begin();
 	ds_smc_msg(sk, len, DS_SMC_RX);
+	ds_probe_end();
 }
 
 /*
@@ -429,7 +443,9 @@ static void ds_smc_state_probe(void *data, const struct sock *sk,
 static void ds_smc_link_down_probe(void *data, const void *lnk,
 				   void *location)
 {
+	ds_probe_begin();
 	ds_smc_add(DS_SMC_LINK_DOWNS, 1);
+	ds_probe_end();
 }
 
 /* ---- the notifier: under tracepoint_module_list_mutex ------------------ */
@@ -556,10 +572,12 @@ static void ds_smc_state_unhook(void)
 	smc.state_tp = NULL;
 }
 
+/* Found by name: its prototype is checked against the header here. */
 static void ds_smc_find_state(struct tracepoint *tp, void *priv)
 {
 	struct tracepoint **state = priv;
 
+	check_trace_callback_type_inet_sock_set_state(ds_smc_state_probe);
 	if (!strcmp(tp->name, "inet_sock_set_state"))
 		*state = tp;
 }
