@@ -21,6 +21,12 @@
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 KBUILD_OUT := build/kmod/$(KVER)
+# make module PREEMPT_TEST=1: with the preemptible-probe test (kmod/ptest.c),
+# in a tree of its own; the module users load never has it
+ifdef PREEMPT_TEST
+KBUILD_OUT := build/kmod-ptest/$(KVER)
+PTEST_FLAGS := DS_PREEMPT_TEST=1
+endif
 KSRC := Kbuild include $(wildcard kmod/*.c kmod/*.h kmod/*.mk)
 
 CC ?= cc
@@ -57,19 +63,22 @@ module:
 		"one of: $$(ls /lib/modules | tr '\n' ' ')" >&2; exit 1; }
 	@mkdir -p $(KBUILD_OUT)/kmod
 	@for f in $(KSRC); do ln -sfn $(CURDIR)/$$f $(KBUILD_OUT)/$$f; done
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KBUILD_OUT) $(KFLAGS) modules
-	cp $(KBUILD_OUT)/kmod/dropscope.ko kmod/dropscope.ko
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KBUILD_OUT) $(KFLAGS) $(PTEST_FLAGS) modules
+	$(if $(PREEMPT_TEST),,cp $(KBUILD_OUT)/kmod/dropscope.ko kmod/dropscope.ko)
 
-# Every lab kernel (6.1, 6.12, 6.12 PREEMPT_RT) with W=1 and sparse; any
-# warning fails the build.
+# Every lab kernel (6.1, 6.12, 6.12 PREEMPT_RT) with W=1 and sparse, and
+# the build with the preemptible-probe test for the lab; any warning fails.
 kernels:
 	@mkdir -p build
 	@set -e; for k in $$(scripts/kernels); do \
-		$(MAKE) --no-print-directory module KVER=$$k KFLAGS="W=1 C=2" \
-			> build/kmod-$$k.log 2>&1 || { cat build/kmod-$$k.log; exit 1; }; \
-		if grep -E "warning:|error:" build/kmod-$$k.log; then \
+		for t in "" 1; do \
+		$(MAKE) --no-print-directory module KVER=$$k PREEMPT_TEST=$$t KFLAGS="W=1 C=2" \
+			> build/kmod-$$k$${t:+-ptest}.log 2>&1 || \
+			{ cat build/kmod-$$k$${t:+-ptest}.log; exit 1; }; \
+		if grep -E "warning:|error:" build/kmod-$$k$${t:+-ptest}.log; then \
 			echo "module: warnings with $$k" >&2; exit 1; fi; \
-		echo "module: $$k built clean with W=1 and sparse"; \
+		done; \
+		echo "module: $$k built clean with W=1 and sparse (and PREEMPT_TEST=1)"; \
 	done
 
 tests/unit/test_cli: tests/unit/test_cli.c $(CLI_LIB) $(CLI_HDR)

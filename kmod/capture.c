@@ -117,7 +117,7 @@ static u32 ds_cap_last_id;	/* under ds_lock */
 static void ds_cap_copy(struct ds_cap *c, const struct sk_buff *skb,
 			unsigned long loc, u32 reason)
 {
-	struct ds_cap_cpu *pc = this_cpu_ptr(c->pc);
+	struct ds_cap_cpu *pc = ds_this_cpu_ptr(c->pc);
 	int off = skb_network_offset(skb);
 	u32 len = skb->len - off;
 	u32 caplen = min3(len, c->snaplen, DS_CAP_MAX_CAPLEN);
@@ -181,7 +181,7 @@ static u32 ds_cap_filter_run(const struct bpf_prog *prog,
 
 	/* a drop in an interrupt must not change the view under us */
 	local_irq_save(flags);
-	v = this_cpu_ptr(&ds_cap_view);
+	v = ds_this_cpu_ptr(&ds_cap_view);
 	v->head = skb->head;
 	v->data = skb->data + off;
 	v->len = skb->len - off;
@@ -228,12 +228,12 @@ noinline notrace void ds_capture(const struct sk_buff *skb, void *location,
 				continue;
 		}
 		if (!ds_cap_has_network(skb)) {
-			local64_inc(&this_cpu_ptr(c->pc)->no_network);
+			local64_inc(&ds_this_cpu_ptr(c->pc)->no_network);
 			continue;
 		}
 		if (c->prog && !ds_cap_filter_run(c->prog, skb))
 			continue;
-		local64_inc(&this_cpu_ptr(c->pc)->matched);
+		local64_inc(&ds_this_cpu_ptr(c->pc)->matched);
 		ds_cap_copy(c, skb, loc, reason);
 	}
 }

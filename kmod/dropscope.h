@@ -40,6 +40,7 @@
 #include <linux/list.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
@@ -80,6 +81,18 @@ static __always_inline void ds_probe_end(void)
 {
 	preempt_enable_notrace();
 }
+
+/*
+ * This CPU's part of per-CPU data, in a probe. The test build (ptest.c)
+ * counts every such access made preemptible, on any kernel that keeps a
+ * preemption count, as CONFIG_DEBUG_PREEMPT would complain of it.
+ */
+#ifdef DS_PREEMPT_TEST
+void ds_ptest_cpu_check(void);
+#define ds_this_cpu_ptr(ptr)	({ ds_ptest_cpu_check(); this_cpu_ptr(ptr); })
+#else
+#define ds_this_cpu_ptr(ptr)	this_cpu_ptr(ptr)
+#endif
 
 /* The sizes given at load: module parameters from 1 to DS_PARAM_MAX. */
 #define DS_PARAM_MAX	BIT(20)
@@ -481,5 +494,18 @@ int ds_smc_btf_resolve(struct ds_smc_layout *l, const void *btf,
 
 const char *ds_reason_name(u32 reason, char *buf, size_t len);
 int ds_reason_next(u32 *cursor, u32 *id, char *name, size_t len);
+
+/*
+ * ---- the preemptible-probe test (ptest.c), DS_PREEMPT_TEST builds only:
+ * each probe, called as a tracepoint would call it, from the caller's
+ * context as it is.
+ */
+#ifdef DS_PREEMPT_TEST
+struct sock;
+void ds_ptest_drop(struct sk_buff *skb, void *location);
+void ds_ptest_state(struct sock *sk, int oldstate, int newstate);
+void ds_ptest_reset(struct sock *sk);
+void ds_ptest_smc(struct sock *sk, int reason);
+#endif
 
 #endif /* _DROPSCOPE_H */

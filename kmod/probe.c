@@ -335,7 +335,7 @@ static noinline notrace void ds_count_sess(const struct sk_buff *skb,
 					   const struct sock *rx_sk)
 {
 	ds_sess_drop(skb->sk ? skb->sk : rx_sk, skb, location, reason);
-	ds_probe_count(this_cpu_ptr(&ds_cpus), skb, (unsigned long)location,
+	ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb, (unsigned long)location,
 		       reason);
 }
 
@@ -355,10 +355,23 @@ static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 	    ((unsigned long)skb->sk | (unsigned long)DS_KFREE_SKB_RX_SK))
 		ds_count_sess(skb, location, reason, DS_KFREE_SKB_RX_SK);
 	else
-		ds_probe_count(this_cpu_ptr(&ds_cpus), skb,
+		ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb,
 			       (unsigned long)location, reason);
 	ds_probe_end();
 }
+
+#ifdef DS_PREEMPT_TEST
+void ds_ptest_drop(struct sk_buff *skb, void *location)
+{
+	u32 reason = SKB_DROP_REASON_NOT_SPECIFIED;
+
+#ifdef DS_HAVE_KFREE_SKB_RX_SK
+	ds_kfree_skb_probe(NULL, skb, location, reason, NULL);
+#else
+	ds_kfree_skb_probe(NULL, skb, location, reason);
+#endif
+}
+#endif
 
 /* Under ds_lock. */
 int ds_probe_attach(void)

@@ -140,7 +140,7 @@ static __always_inline u64 ds_cell_tag(u32 gen)
 /* Count one drop of entry i's session of generation gen, on this CPU. */
 static __always_inline void ds_cell_inc(u32 i, u32 gen)
 {
-	local64_t *c = this_cpu_read(ds_cells) + i;
+	local64_t *c = *ds_this_cpu_ptr(&ds_cells) + i;
 	u64 tag = ds_cell_tag(gen), v;
 
 	for (v = local64_read(c); (v & ~DS_CELL_COUNT) != tag;
@@ -173,7 +173,7 @@ begin:
 		if (READ_ONCE(e->gen) != gen)
 			return;
 		if (ds_rules_mask_drop(skb, (unsigned long)location, reason))
-			local64_inc(this_cpu_ptr(&ds_sess_masked));
+			local64_inc(ds_this_cpu_ptr(&ds_sess_masked));
 		else
 			ds_cell_inc(e - tcp.e, gen);
 		return;
@@ -517,6 +517,18 @@ static void ds_receive_reset_probe(void *data, struct sock *sk)
 {
 	ds_rst(sk, false);
 }
+
+#ifdef DS_PREEMPT_TEST
+void ds_ptest_state(struct sock *sk, int oldstate, int newstate)
+{
+	ds_state_probe(NULL, sk, oldstate, newstate);
+}
+
+void ds_ptest_reset(struct sock *sk)
+{
+	ds_receive_reset_probe(NULL, sk);
+}
+#endif
 
 /* The tracepoints, found by name: not all of them are exported. */
 static struct ds_tp {

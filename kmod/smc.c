@@ -195,7 +195,7 @@ static struct {
 
 static __always_inline void ds_smc_add(int i, u64 n)
 {
-	local64_add(n, &this_cpu_ptr(smc.pc)->ctr[i]);
+	local64_add(n, &ds_this_cpu_ptr(smc.pc)->ctr[i]);
 }
 
 /*
@@ -205,7 +205,7 @@ static __always_inline void ds_smc_add(int i, u64 n)
 static __always_inline struct ds_smc_slot *
 ds_smc_slot(struct ds_smc_slot __percpu *t, u64 key, bool *fresh)
 {
-	struct ds_smc_slot *mine = this_cpu_ptr(t);
+	struct ds_smc_slot *mine = ds_this_cpu_ptr(t);
 	u32 i = hash_64(key, DS_SMC_SLOTS_SHIFT), n;
 	u64 k;
 
@@ -300,11 +300,11 @@ static void ds_smc_fallback(const struct sock *sk, int fallback_rsn)
 	if (s)
 		local64_inc(&s->count);
 	else
-		local64_inc(this_cpu_ptr(&pc->ctr[DS_SMC_OVERFLOW]));
+		local64_inc(ds_this_cpu_ptr(&pc->ctr[DS_SMC_OVERFLOW]));
 	fresh = false;
 	s = ds_smc_slot(pc->own, DS_SMC_KEY(fallback_rsn, side, tgid), &fresh);
 	if (!s) {
-		local64_inc(this_cpu_ptr(&pc->ctr[DS_SMC_OWNERS_OVERFLOW]));
+		local64_inc(ds_this_cpu_ptr(&pc->ctr[DS_SMC_OWNERS_OVERFLOW]));
 		return;
 	}
 	/* comm is NUL-padded to its end: a copy is a string */
@@ -329,7 +329,7 @@ static void ds_smc_fallback_probe(void *data, const struct sock *sk,
  */
 static struct ds_smc_dev *ds_smc_dev(const void *lnk)
 {
-	struct ds_smc_dev *d = this_cpu_ptr(smc.pc)->dev;
+	struct ds_smc_dev *d = ds_this_cpu_ptr(smc.pc)->dev;
 	const char *name = (const char *)lnk + smc.l.ibname;
 	u32 i, len = smc.l.ibname_len;
 
@@ -447,6 +447,16 @@ static void ds_smc_link_down_probe(void *data, const void *lnk,
 	ds_smc_add(DS_SMC_LINK_DOWNS, 1);
 	ds_probe_end();
 }
+
+#ifdef DS_PREEMPT_TEST
+void ds_ptest_smc(struct sock *sk, int reason)
+{
+	ds_smc_tx_probe(NULL, sk, 1);
+	ds_smc_rx_probe(NULL, sk, 1);
+	ds_smc_fallback_probe(NULL, sk, reason);
+	ds_smc_link_down_probe(NULL, NULL, NULL);
+}
+#endif
 
 /* ---- the notifier: under tracepoint_module_list_mutex ------------------ */
 

@@ -39,7 +39,7 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	capture_jumbo capture_unload
 	export_prometheus export_textfile export_reload export_bad completion
 	fuzz_netlink cycles unload_dump
-	four_clis privileges)
+	four_clis privileges preempt_probes)
 
 usage() {
 	echo "usage: tests/lab/run.sh [-l] [-t NAME]...   (-l lists the tests)"
@@ -707,7 +707,7 @@ tmux_gone() { ! tmux -L "$1" has-session 2>/dev/null || tmux -L "$1" kill-server
 
 # The other test files; one that does not parse stops the run, as does a
 # listed test that none of them defines.
-for f in masks fuzz sessions cycles; do
+for f in masks fuzz sessions cycles preempt; do
 	bash -n "tests/lab/$f.sh" || { echo "Bail out! tests/lab/$f.sh does not parse"; exit 1; }
 done
 # shellcheck source=tests/lab/masks.sh
@@ -726,6 +726,8 @@ done
 . tests/lab/complete.sh
 # shellcheck source=tests/lab/cycles.sh
 . tests/lab/cycles.sh
+# shellcheck source=tests/lab/preempt.sh
+. tests/lab/preempt.sh
 for t in "${TESTS[@]}"; do
 	declare -F "test_$t" > /dev/null || { echo "Bail out! test_$t is listed but not defined"; exit 1; }
 done

@@ -10,7 +10,7 @@
 # NAME is a patch's name without .patch (default: every one). Each mutant
 # is built in a copy of the committed tree (git archive HEAD) under
 # build/mutants, with the patch applied: the CLI, the test programs and the
-# module for KERNEL (6.12 by default); then scripts/lab runs its test there
+# module for KERNEL (6.12 by default), and its preemptible-probe test build; then scripts/lab runs its test there
 # (CYCLES=1). JOBS mutants at a time (default: the number of CPUs).
 # A patch starts with "Test: NAME" and "Breaks: WHAT", then the diff.
 set -u
@@ -42,7 +42,8 @@ mutant() {
 	git archive HEAD | tar -x -C "$w"
 	{
 		(cd "$w" && patch -p1 -s < "$patch") &&
-			make -C "$w" --no-print-directory user testbins module KVER="$rel"
+			make -C "$w" --no-print-directory user testbins module KVER="$rel" &&
+			make -C "$w" --no-print-directory module KVER="$rel" PREEMPT_TEST=1
 	} > "$top/$name.build" 2>&1 || { echo "build" > "$top/$name.verdict"; return; }
 	(cd "$w" && scripts/lab -k "$kernel" -- env CYCLES=1 tests/lab/run.sh -t "$test") \
 		> "$top/$name.tap" 2>&1 || rc=$?

@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Probes called preemptible, as a kernel whose tracepoints run their probes
+# with preemption enabled would call them: test functions sourced by
+# tests/lab/run.sh. The module with the test in it is a build of its own
+# (make module PREEMPT_TEST=1: kmod/ptest.c), which make check and make
+# check-debug build for each kernel.
+
+# rounds each thread of the test runs
+PTEST_ROUNDS=${PTEST_ROUNDS:-15000}
+PTEST=/sys/module/dropscope/parameters/preempt_test
+PREEMPT_MODE=/sys/kernel/debug/sched/preempt
+
+# preempt_mode MODE: the kernel's preemption (PREEMPT_DYNAMIC kernels)
+preempt_mode() { echo "$1" > $PREEMPT_MODE; }
+# ptest KEY...: those values of the last run, by name
+ptest() {
+	local k
+	for k in "$@"; do
+		awk -v k="$k" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }' $PTEST
+	done | paste -sd ' '
+}
+
+# Every probe called from threads that the test moves from CPU to CPU, with
+# preemption enabled (on a kernel that can switch to full preemption, it
+# does for the test), while real drops flow, a capture copies the test's
+# drops and the interval folds: every count exact, and no probe touched
+# this CPU's data preemptible.
+test_preempt_probes() {
+	local ko=build/kmod-ptest/$KVER/kmod/dropscope.ko
+	local mode="" udp0 r=$PTEST_ROUNDS n threads moves res
+	need tcpdump
+	if [ ! -f "$ko" ]; then
+		fail "the test build of the module is there" \
+			"no $ko: make module PREEMPT_TEST=1 KVER=$KVER"
+		return
+	fi
+	# SMC sockets for the SMC probes (built in on the debug kernel)
+	modprobe -q smc 2>/dev/null
+	if [ -w $PREEMPT_MODE ]; then
+		mode=$(sed 's/.*(\([a-z]*\)).*/\1/' $PREEMPT_MODE)
+		preempt_mode full
+		defer preempt_mode "$mode"
+	fi
+	# room for every session the test closes
+	insmod "$ko" closed=$((4 * $(nproc) * r)) || { fail "insmod $ko"; return; }
+	defer unload_quiet
+	$DS set interval 100ms
+	$DS start
+	cap_start pt site ds_ptest_site
+	udp0=$($KC snmp Udp NoPorts)
+	$BIN/dropgen -P 2 udp 20000 $UDP_CLOSED > "$TMP/pt-gen.out" &
+	if echo "$r" > $PTEST; then
+		ok "preempt_test: $r rounds ran ($(cat $PTEST)${mode:+, preemption full})"
+	else
+		fail "preempt_test: $r rounds ran" "$(dmesg | tail -n 3)"
+	fi
+	wait $!
+	cap_stop $cap
+	$DS stop
+	read -r threads moves <<< "$(ptest threads moves)"
+	check "preempt_test: two threads per CPU, $r rounds each, no error" \
+		"$((2 * $(nproc))) $r 0" "$(ptest threads rounds errors)"
+	check "preempt_test: no probe touched this CPU's data preemptible (counted: the kernel keeps a preemption count)" \
+		"0 1" "$(ptest unsafe checked)"
+	res=no
+	[ "${moves:-0}" -gt 0 ] && res=yes
+	check "preempt_test: the threads moved between CPUs ($moves times)" yes "$res"
+	n=$((threads * r))
+
+	$DS -j show sites > "$TMP/pt-sites.json"
+	check "preempt_test: its site counts every call (2 a round); the real drops are Udp NoPorts" \
+		"$((2 * n)) $(($($KC snmp Udp NoPorts) - udp0))" \
+		"$($KC sum "$TMP/pt-sites.json" NOT_SPECIFIED ds_ptest_site) $($KC sum "$TMP/pt-sites.json" NO_SOCKET __udp4_lib_rcv)"
+	check "preempt_test: the real drops are dropgen's" 40000 \
+		"$(awk '{n += $2} END {print n}' "$TMP/pt-gen.out")"
+	check "preempt_test: the capture matched every call; what it did not lose is in the file" \
+		"$((2 * n)) $((2 * n)) 0 $(cap_sum pt captured)" \
+		"$(cap_sum pt matched) $(($(cap_sum pt captured) + $(cap_sum pt lost_buffer) + $(cap_sum pt lost_socket))) $(cap_sum pt no_network) $(cap_count "$TMP/pt.pcapng" 'ip proto 253')"
+
+	$DS -j show sessions closed > "$TMP/pt-closed.json"
+	check "preempt_test: a session a round, closed, each with its drop and its reset" \
+		"$n $n $n" \
+		"$(py -c '
+import json, sys
+s = [x for x in json.load(open(sys.argv[1])) if x["comm"].startswith("ds_ptest/")]
+print(len(s), sum(x["drops"] for x in s), sum(x["resets_received"] for x in s))
+' "$TMP/pt-closed.json")"
+
+	$DS -j show smc > "$TMP/pt-smc.json"
+	check "preempt_test: SMC: a fallback, a link down, a byte each way a round" \
+		"$n $n $n $n" \
+		"$(py -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+fb = sum(f["count"] for f in d["fallbacks"] if f["code"] == "0x7e570001" and f["side"] == "client")
+print(fb, d["link_downs"], d["tx_bytes"], d["rx_bytes"])
+' "$TMP/pt-smc.json")"
+}
