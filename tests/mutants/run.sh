@@ -10,8 +10,8 @@
 # NAME is a patch's name without .patch (default: every one). Each mutant
 # is built in a copy of the committed tree (git archive HEAD) under
 # build/mutants, with the patch applied: the CLI, the test programs and the
-# module for KERNEL (6.12 by default), and its preemptible-probe test build; then scripts/lab runs its test there
-# (CYCLES=1). JOBS mutants at a time (default: the number of CPUs).
+# module for KERNEL (6.12 by default), with and without the preemptible-probe
+# test (PREEMPT_TEST=1); then scripts/lab runs its test there (CYCLES=1). JOBS mutants at a time (default: the number of CPUs).
 # A patch starts with "Test: NAME" and "Breaks: WHAT", then the diff.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
