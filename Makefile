@@ -6,6 +6,8 @@
 #   make check-debug       the lab suite on a debug kernel (KASAN, lockdep,
 #                          kmemleak...), built once per machine; not in check
 #   make lab               boot 6.12 under QEMU with dropscope and traffic
+#   make lab KERNEL=BZIMAGE KDIR=TREE   ... a kernel of one's own instead
+#   make check KERNEL=BZIMAGE KDIR=TREE the lab suite on it
 #   make bench             instruction cost per drop and per TCP session
 #   make profile           where a drop's instructions go, per function, with
 #                          and without a monitor (a TCG plugin counts them)
@@ -18,6 +20,16 @@
 #                          every kernel with headers; dkms-uninstall removes it
 #   make deb               Debian packages dropscope and dropscope-dkms (build/deb)
 
+# A kernel of one's own: make KDIR=/path/to/its/build/tree (configured and
+# built; O= trees too) builds the module for its release; make lab and make
+# check boot it with KERNEL=/path/to/its/bzImage.
+ifneq ($(filter command line environment,$(origin KDIR)),)
+OWN_KDIR := $(KDIR)
+KVER := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+ifeq ($(KVER),)
+$(error KDIR=$(KDIR) is not a built kernel tree (no include/config/kernel.release))
+endif
+endif
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 KBUILD_OUT := build/kmod/$(KVER)
@@ -129,13 +141,13 @@ checkpatch:
 
 # T="NAME..." [K=6.1|6.12|rt]: only those lab tests, on that kernel
 check:
-	T="$(T)" K="$(K)" scripts/check
+	T="$(T)" K="$(K)" KERNEL="$(KERNEL)" OWN_KDIR="$(OWN_KDIR)" scripts/check
 
 check-debug:
 	scripts/check-debug
 
 lab: deps
-	scripts/demo
+	KERNEL="$(KERNEL)" OWN_KDIR="$(OWN_KDIR)" scripts/demo
 
 bench: deps
 	scripts/bench
