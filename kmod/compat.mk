@@ -8,3 +8,12 @@ ccflags-y += $(call ds_has,include/net/dropreason.h,drop_reasons_by_subsys,REASO
 ccflags-y += $(call ds_has,include/net/genetlink.h,pre_doit..const struct genl_split_ops,GENL_SPLIT_PRE_DOIT)
 ccflags-y += $(call ds_has,include/trace/events/tcp.h,enum sk_rst_reason reason,TCP_SEND_RESET_REASON)
 ccflags-y += $(call ds_has,include/linux/workqueue.h,\*system_percpu_wq,SYSTEM_PERCPU_WQ)
+
+# The SMC tracepoints' header is private to net/smc, in no headers package:
+# in a whole kernel tree (one's own, the lab's debug kernel), smctp.c checks
+# the SMC probes' prototypes against it.
+ifneq ($(wildcard $(srctree)/net/smc/smc_tracepoint.h),)
+ccflags-y += -DDS_HAVE_SMC_TP_HEADER
+kmod/dropscope-y += kmod/smctp.o
+CFLAGS_kmod/smctp.o += -I$(srctree)/net/smc
+endif

@@ -452,6 +452,20 @@ void ds_smc_exit(void);
  */
 size_t ds_smc_size(void);
 int ds_smc_fill(struct sk_buff *msg);
+/*
+ * The probes, in the tracepoints' types (opaque: net/smc's own). Found by
+ * name; smctp.c checks their prototypes against the tracepoints' header
+ * where the kernel tree has it (DS_HAVE_SMC_TP_HEADER).
+ */
+struct smc_link;
+struct smc_sock;
+void ds_smc_fallback_probe(void *data, const struct smc_sock *smc,
+			   int fallback_rsn);
+void ds_smc_tx_probe(void *data, const struct smc_sock *smc, size_t len);
+void ds_smc_rx_probe(void *data, const struct smc_sock *smc, size_t len);
+void ds_smc_link_down_probe(void *data, const struct smc_link *lnk,
+			    void *location);
+void ds_smc_check_probes(void);
 
 /* ---- capture.c: dropped packets, filtered, to their capturing socket -- */
 

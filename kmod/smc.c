@@ -315,11 +315,16 @@ static void ds_smc_fallback(const struct sock *sk, int fallback_rsn)
 	local64_inc(&s->count);
 }
 
-static void ds_smc_fallback_probe(void *data, const struct sock *sk,
-				  int fallback_rsn)
+/*
+ * The probes take the tracepoints' own types, opaque here (their header is
+ * private to net/smc: smctp.c checks them where it is there); struct sock
+ * is the first member of struct smc_sock.
+ */
+void ds_smc_fallback_probe(void *data, const struct smc_sock *smc,
+			   int fallback_rsn)
 {
 	ds_probe_begin();
-	ds_smc_fallback(sk, fallback_rsn);
+	ds_smc_fallback((const struct sock *)smc, fallback_rsn);
 	ds_probe_end();
 }
 
@@ -392,17 +397,17 @@ static __always_inline void ds_smc_msg(const struct sock *sk, size_t len,
 				   DROPSCOPE_SMC_MODE_SMCD, 0);
 }
 
-static void ds_smc_tx_probe(void *data, const struct sock *sk, size_t len)
+void ds_smc_tx_probe(void *data, const struct smc_sock *smc, size_t len)
 {
 	ds_probe_begin();
-	ds_smc_msg(sk, len, 0);
+	ds_smc_msg((const struct sock *)smc, len, 0);
 	ds_probe_end();
 }
 
-static void ds_smc_rx_probe(void *data, const struct sock *sk, size_t len)
+void ds_smc_rx_probe(void *data, const struct smc_sock *smc, size_t len)
 {
 	ds_probe_begin();
-	ds_smc_msg(sk, len, DS_SMC_RX);
+	ds_smc_msg((const struct sock *)smc, len, DS_SMC_RX);
 	ds_probe_end();
 }
 
@@ -440,8 +445,8 @@ static void ds_smc_state_probe(void *data, const struct sock *sk,
 	raw_spin_unlock_irqrestore(&smc.listen_lock, flags);
 }
 
-static void ds_smc_link_down_probe(void *data, const void *lnk,
-				   void *location)
+void ds_smc_link_down_probe(void *data, const struct smc_link *lnk,
+			    void *location)
 {
 	ds_probe_begin();
 	ds_smc_add(DS_SMC_LINK_DOWNS, 1);
@@ -451,9 +456,11 @@ static void ds_smc_link_down_probe(void *data, const void *lnk,
 #ifdef DS_PREEMPT_TEST
 void ds_ptest_smc(struct sock *sk, int reason)
 {
-	ds_smc_tx_probe(NULL, sk, 1);
-	ds_smc_rx_probe(NULL, sk, 1);
-	ds_smc_fallback_probe(NULL, sk, reason);
+	const struct smc_sock *smc = (const struct smc_sock *)sk;
+
+	ds_smc_tx_probe(NULL, smc, 1);
+	ds_smc_rx_probe(NULL, smc, 1);
+	ds_smc_fallback_probe(NULL, smc, reason);
 	ds_smc_link_down_probe(NULL, NULL, NULL);
 }
 #endif
@@ -1052,6 +1059,9 @@ err:
 
 int ds_smc_init(void)
 {
+#ifdef DS_HAVE_SMC_TP_HEADER
+	ds_smc_check_probes();
+#endif
 	smc.pc = alloc_percpu(struct ds_smc_cpu);
 	return smc.pc ? 0 : -ENOMEM;
 }

@@ -1,28 +1,37 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The hooks that kmod/ registers on tracepoints found by name are checked
-# against the tracepoints' headers at build time. For each lab kernel, each
-# such hook is given a prototype its tracepoint does not have (an argument
+# The probes that kmod/ registers on tracepoints found by name are checked
+# against the tracepoints' headers at build time. For each kernel, each
+# such probe is given a prototype its tracepoint does not have (an argument
 # of another type, or one more argument, as when the kernel changes the
-# tracepoint); the file must then fail to build, on the check of that very
-# tracepoint; and without the checks, the same change must build (it is a
-# change nothing else would catch). The same file unchanged must build.
-# Prints KTAP.
-#   tests/host/protos.sh [RELEASE...]   (default: scripts/kernels)
+# tracepoint); the file that checks it must then fail to build, on the
+# check of that very tracepoint; and without the checks, the same change
+# must build (it is a change nothing else would catch). The files
+# unchanged must build. The SMC probes' header is private to net/smc: they
+# are tried only on a whole kernel tree that has it. Prints KTAP.
+#   tests/host/protos.sh [RELEASE|KDIR...]   (default: scripts/kernels)
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-# file tracepoint old new: the mutation, a literal replacement
+# FILES|CHECKED|PLAIN|TRACEPOINT|OLD|NEW: OLD becomes NEW in FILES (kmod/,
+# comma-separated); CHECKED is the file whose build checks the prototype,
+# PLAIN one that builds the probe without the check
 mutants=(
-	"sessions.c|inet_sock_set_state|const int oldstate, const int newstate)|const long oldstate, const int newstate)"
-	"sessions.c|tcp_send_reset|static void ds_send_reset_probe(DS_TCP_SEND_RESET_PROBE_ARGS)|static void ds_send_reset_probe(DS_TCP_SEND_RESET_PROBE_ARGS, int more)"
-	"sessions.c|tcp_receive_reset|static void ds_receive_reset_probe(void *data, struct sock *sk)|static void ds_receive_reset_probe(void *data, struct sock *sk, const struct sk_buff *skb)"
-	"smc.c|inet_sock_set_state|			       const int oldstate, const int newstate)|			       const int oldstate, const u8 newstate)"
+	"sessions.c|sessions.c|sessions.c|inet_sock_set_state|const int oldstate, const int newstate)|const long oldstate, const int newstate)"
+	"sessions.c|sessions.c|sessions.c|tcp_send_reset|static void ds_send_reset_probe(DS_TCP_SEND_RESET_PROBE_ARGS)|static void ds_send_reset_probe(DS_TCP_SEND_RESET_PROBE_ARGS, int more)"
+	"sessions.c|sessions.c|sessions.c|tcp_receive_reset|static void ds_receive_reset_probe(void *data, struct sock *sk)|static void ds_receive_reset_probe(void *data, struct sock *sk, const struct sk_buff *skb)"
+	"smc.c|smc.c|smc.c|inet_sock_set_state|			       const int oldstate, const int newstate)|			       const int oldstate, const u8 newstate)"
 )
-releases=("$@")
-[ ${#releases[@]} -gt 0 ] || mapfile -t releases < <(scripts/kernels)
+smc_mutants=(
+	"smc.c,dropscope.h|smctp.c|smc.c|smc_switch_to_fallback|			   int fallback_rsn)|			   long fallback_rsn)"
+	"smc.c,dropscope.h|smctp.c|smc.c|smc_tx_sendmsg|void ds_smc_tx_probe(void *data, const struct smc_sock *smc, size_t len)|void ds_smc_tx_probe(void *data, const struct smc_sock *smc, size_t len, int more)"
+	"smc.c,dropscope.h|smctp.c|smc.c|smc_rx_recvmsg|void ds_smc_rx_probe(void *data, const struct smc_sock *smc, size_t len)|void ds_smc_rx_probe(void *data, const struct smc_sock *smc, u32 len)"
+	"smc.c,dropscope.h|smctp.c|smc.c|smcr_link_down|void ds_smc_link_down_probe(void *data, const struct smc_link *lnk,|void ds_smc_link_down_probe(void *data, const struct smc_sock *lnk,"
+)
+kernels=("$@")
+[ ${#kernels[@]} -gt 0 ] || mapfile -t kernels < <(scripts/kernels)
 
 n=0 nfail=0
 result() { # result OK NAME [DETAIL]
@@ -38,50 +47,71 @@ tree() {
 	cp -r Kbuild include kmod "$1/"
 	rm -f "$1"/kmod/*.ko "$1"/kmod/*.o
 }
-# build DIR RELEASE FILE: make FILE's object only; its messages in DIR/log
+# build DIR KDIR FILE: make FILE's object only; its messages in DIR/log
 build() {
-	make -C "/lib/modules/$2/build" M="$1" "kmod/${3%.c}.o" >"$1/log" 2>&1
+	make -C "$2" M="$1" "kmod/${3%.c}.o" >"$1/log" 2>&1
+}
+# kdir KERNEL: the build tree of a release, or the tree given
+kdir() { if [[ $1 == */* ]]; then echo "$1"; else echo "/lib/modules/$1/build"; fi; }
+# smc_header KDIR: whether the tree has net/smc's tracepoints' header
+smc_header() { [ -f "$1/net/smc/smc_tracepoint.h" ] || [ -f "$1/source/net/smc/smc_tracepoint.h" ]; }
+
+# try NAME KDIR MUTANT: one mutant on one kernel
+try() {
+	local name=$1 k=$2 d=$T/m files checked plain tp old new f
+	IFS='|' read -r files checked plain tp old new <<<"$3"
+	tree "$d"
+	name="$name: a probe of $tp with a prototype of its own fails to build (kmod/$checked)"
+	for f in ${files//,/ }; do
+		if ! grep -qF "$old" "$d/kmod/$f"; then
+			result 0 "$name" "the prototype to change is not in kmod/$f: $old"
+			return
+		fi
+		OLD=$old NEW=$new perl -0pi -e 's/\Q$ENV{OLD}\E/$ENV{NEW}/' "$d/kmod/$f"
+	done
+	if build "$d" "$k" "$checked"; then
+		result 0 "$name" "it built"
+		return
+	elif ! grep -q "argument 1 of .check_trace_callback_type_$tp. from incompatible pointer type" "$d/log"; then
+		result 0 "$name" "it failed, but not on the check of $tp: $(grep -m3 'error' "$d/log")"
+		return
+	fi
+	result 1 "$name"
+	# the same change, without the checks: it builds, silently wrong
+	sed -i '/check_trace_callback_type_/d' "$d/kmod/$plain"
+	name="... and without the checks, the same change builds (kmod/$plain)"
+	if build "$d" "$k" "$plain"; then
+		result 1 "$name"
+	else
+		result 0 "$name" "$(grep -m3 'error' "$d/log")"
+	fi
 }
 
 echo "KTAP version 1"
-echo "# tests: $((${#releases[@]} * (2 * ${#mutants[@]} + 2)))"
-for rel in "${releases[@]}"; do
-	d=$T/$rel
-	for f in sessions.c smc.c; do
-		tree "$d"
-		if build "$d" "$rel" "$f"; then
-			result 1 "$rel: kmod/$f as it is builds"
+total=0
+for kern in "${kernels[@]}"; do
+	total=$((total + 2 + 2 * ${#mutants[@]}))
+	! smc_header "$(kdir "$kern")" || total=$((total + 1 + 2 * ${#smc_mutants[@]}))
+done
+echo "# tests: $total"
+for kern in "${kernels[@]}"; do
+	k=$(kdir "$kern")
+	files=(sessions.c smc.c)
+	smc_header "$k" && files+=(smctp.c)
+	for f in "${files[@]}"; do
+		tree "$T/c"
+		if build "$T/c" "$k" "$f"; then
+			result 1 "$kern: kmod/$f as it is builds"
 		else
-			result 0 "$rel: kmod/$f as it is builds" "$(tail -n 5 "$d/log")"
+			result 0 "$kern: kmod/$f as it is builds" "$(tail -n 5 "$T/c/log")"
 		fi
 	done
-	for m in "${mutants[@]}"; do
-		IFS='|' read -r f tp old new <<<"$m"
-		tree "$d"
-		name="$rel: a hook of $tp with a prototype of its own in kmod/$f fails to build"
-		if ! grep -qF "$old" "$d/kmod/$f"; then
-			result 0 "$name" "the prototype to change is not in kmod/$f: $old"
-			continue
-		fi
-		OLD=$old NEW=$new perl -0pi -e 's/\Q$ENV{OLD}\E/$ENV{NEW}/' "$d/kmod/$f"
-		if build "$d" "$rel" "$f"; then
-			result 0 "$name" "it built"
-			continue
-		elif grep -q "check_trace_callback_type_$tp.*incompatible-pointer-types\|incompatible-pointer-types.*check_trace_callback_type_$tp\|argument 1 of .check_trace_callback_type_$tp. from incompatible pointer type" "$d/log"; then
-			result 1 "$name"
-		else
-			result 0 "$name" "it failed, but not on the check of $tp: $(grep -m3 'error' "$d/log")"
-			continue
-		fi
-		# the same change, without the checks: it builds, silently wrong
-		sed -i '/check_trace_callback_type_/d' "$d/kmod/$f"
-		name="$rel: ... and without the checks, the same change builds"
-		if build "$d" "$rel" "$f"; then
-			result 1 "$name"
-		else
-			result 0 "$name" "$(grep -m3 'error' "$d/log")"
-		fi
-	done
+	for m in "${mutants[@]}"; do try "$kern" "$k" "$m"; done
+	if smc_header "$k"; then
+		for m in "${smc_mutants[@]}"; do try "$kern" "$k" "$m"; done
+	else
+		echo "# $kern: no net/smc/smc_tracepoint.h in its tree, the SMC probes are not checked there"
+	fi
 done
 echo "1..$n"
 [ $nfail -eq 0 ]
