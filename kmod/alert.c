@@ -36,7 +36,7 @@ static struct sk_buff *ds_round_new(struct ds_round *r)
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!skb)
 		return NULL;
-	r->hdr = ds_nl_alert_put(skb);
+	r->hdr = ds_family_alert_put(skb);
 	if (!r->hdr ||
 	    nla_put_u64_64bit(skb, DROPSCOPE_A_ROUND, r->id, DROPSCOPE_A_PAD)) {
 		nlmsg_free(skb);
@@ -68,7 +68,7 @@ static void ds_round_send(struct ds_round *r)
 	}
 	genlmsg_end(skb, r->hdr);
 	al.sent++;
-	if (ds_nl_alert_multicast(skb) == -ENOBUFS)
+	if (ds_family_multicast(skb) == -ENOBUFS)
 		al.lost++;
 }
 
@@ -76,7 +76,7 @@ static void ds_round_send(struct ds_round *r)
 void ds_round_begin(struct ds_round *r)
 {
 	lockdep_assert_held(&ds_lock);
-	r->muted = !ds_nl_has_listeners();
+	r->muted = !ds_family_has_listeners();
 	r->id = 0;
 	r->skb = NULL;
 	r->hdr = NULL;

@@ -362,7 +362,7 @@ static int ds_cap_msg_new(struct ds_cap_msg *m, size_t need)
 				   32U << 10), GFP_KERNEL);
 	if (!m->skb)
 		return -ENOMEM;
-	m->hdr = ds_nl_capture_put(m->skb);
+	m->hdr = ds_family_capture_put(m->skb);
 	m->packets = 0;
 	if (!m->hdr) {
 		nlmsg_free(m->skb);

@@ -16,7 +16,12 @@
  *              ds_lock
  *   monitor.c  running or stopped, the interval worker, and the list of
  *              sources of events; under ds_lock
- *   netlink.c  the generic netlink family: commands in, replies out
+ *   family.c   the generic netlink family, its group and the headers of
+ *              the messages sent unasked: a leaf
+ *   netlink.c  the commands: requests in, replies out; called by nobody
+ *              (family.c registers them). Each part writes its own nests
+ *              (ds_site_put(), ds_sess_put(), ds_smc_fill(),
+ *              ds_capture_fill())
  *   reasons.c  the running kernel's drop reason names
  *   sessions.c the TCP sessions: state-change and reset hooks, the session
  *              table (under a raw spinlock), per-CPU drop cells the drop
@@ -283,6 +288,9 @@ void ds_drops_fold(void);
 void ds_drops_stats(struct ds_stats *st);
 u32 ds_sites_count(void);
 const struct ds_site *ds_site_at(u32 i);
+/* One site nest; its delta in alerts, its masked total in dumps. */
+int ds_site_put(struct sk_buff *skb, const struct ds_site *site, bool alert);
+int ds_site_put_alert(struct sk_buff *skb, const void *site);
 const u32 *ds_sites_generation(void);
 
 /* ---- rules.c: mask rules --------------------------------------------- */
@@ -367,16 +375,21 @@ void ds_alert_set_config(const u32 *threshold, const u32 *top,
 void ds_alert_stats(struct ds_stats *st);
 void ds_alert_reset(void);
 
-/* ---- netlink.c: the generic netlink family --------------------------- */
+/* ---- family.c: the generic netlink family, a leaf -------------------- */
 
-int ds_nl_init(void);
-void ds_nl_exit(void);
-int ds_nl_put_site(struct sk_buff *skb, const struct ds_site *site,
-		   bool alert);
-int ds_nl_put_alert_site(struct sk_buff *skb, const void *site);
-void *ds_nl_alert_put(struct sk_buff *skb);
-int ds_nl_alert_multicast(struct sk_buff *skb);
-bool ds_nl_has_listeners(void);
+struct genl_family;
+extern struct genl_family ds_family;
+int ds_family_init(void);
+void ds_family_exit(void);
+/* the headers of the messages sent unasked */
+void *ds_family_alert_put(struct sk_buff *skb);
+void *ds_family_capture_put(struct sk_buff *skb);
+int ds_family_multicast(struct sk_buff *skb);
+bool ds_family_has_listeners(void);
+
+/* ---- netlink.c: the commands, called by nobody (family.c registers) -- */
+
+/* ds_nl_ops[] and ds_nl_n_ops: in family.h, with genetlink's types */
 
 /* ---- sessions.c: TCP sessions ---------------------------------------- */
 
@@ -436,7 +449,8 @@ void ds_sessions_stats(struct ds_sess_stats *st);
 /* Dumps: 0 and the next cursor, or -ENOENT at the end. Under ds_lock. */
 int ds_sess_live_next(u32 *cursor, struct ds_sess_info *info);
 int ds_sess_closed_next(u64 *cursor, struct ds_sess_info *info);
-int ds_nl_put_session(struct sk_buff *skb, const void *info);
+/* One session nest: a struct ds_sess_info (for ds_round_put() too). */
+int ds_sess_put(struct sk_buff *skb, const void *info);
 /* The SMC part tells the session of sk (an SMC socket's TCP) its mode. */
 void ds_sess_smc(const struct sock *sk, u8 mode, u32 reason);
 
@@ -483,8 +497,6 @@ int ds_capture_fill(struct sk_buff *msg, const void *cap);
 void ds_capture_free(struct ds_cap *c);
 int ds_capture_init(void);
 void ds_capture_exit(void);
-/* The header of a DROPSCOPE_CMD_CAPTURE message (netlink.c). */
-void *ds_nl_capture_put(struct sk_buff *skb);
 
 /* ---- smcbtf.c: the layout of smc.ko's sockets, from BTF --------------- */
 

@@ -70,7 +70,7 @@ static int __init ds_init(void)
 	err = ds_capture_init();
 	if (err)
 		goto err_smc;
-	err = ds_nl_init();
+	err = ds_family_init();
 	if (err)
 		goto err_capture;
 	return 0;
@@ -93,7 +93,7 @@ err_probe:
 static void __exit ds_exit(void)
 {
 	ds_monitor_exit();
-	ds_nl_exit();
+	ds_family_exit();
 	ds_capture_exit();
 	ds_monitor_free();
 	ds_smc_exit();

@@ -12,8 +12,7 @@
 
 #include "compat.h"
 #include "dropscope.h"
-
-static struct genl_family ds_family;
+#include "family.h"
 
 /*
  * NLA_POLICY_RANGE() holds s16 bounds only: 60000 needs the full range.
@@ -80,138 +79,6 @@ static const struct nla_policy ds_capture_req_policy[DROPSCOPE_A_MAX + 1] = {
 static const struct nla_policy ds_capture_stop_policy[DROPSCOPE_A_MAX + 1] = {
 	[DROPSCOPE_A_CAPTURE] = NLA_POLICY_NESTED(ds_capture_policy),
 };
-
-/* Put one site nest; delta only in alerts. */
-int ds_nl_put_site(struct sk_buff *skb, const struct ds_site *site,
-		   bool alert)
-{
-	struct nlattr *nest;
-
-	nest = nla_nest_start(skb, DROPSCOPE_A_SITE);
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u64_64bit(skb, DROPSCOPE_SITE_A_LOCATION, site->loc,
-			      DROPSCOPE_SITE_A_PAD) ||
-	    nla_put_string(skb, DROPSCOPE_SITE_A_SYMBOL, site->symbol) ||
-	    nla_put_u32(skb, DROPSCOPE_SITE_A_REASON, site->reason) ||
-	    (site->reason_name &&
-	     nla_put_string(skb, DROPSCOPE_SITE_A_REASON_NAME,
-			    site->reason_name)) ||
-	    nla_put_u64_64bit(skb, DROPSCOPE_SITE_A_TOTAL, site->total,
-			      DROPSCOPE_SITE_A_PAD) ||
-	    (alert && nla_put_u64_64bit(skb, DROPSCOPE_SITE_A_DELTA,
-					site->total - site->alerted,
-					DROPSCOPE_SITE_A_PAD)) ||
-	    (!alert && nla_put_u64_64bit(skb, DROPSCOPE_SITE_A_MASKED,
-					 site->masked_total,
-					 DROPSCOPE_SITE_A_PAD)) ||
-	    (site->ifindex &&
-	     nla_put_u32(skb, DROPSCOPE_SITE_A_IFINDEX, site->ifindex)) ||
-	    (site->netns &&
-	     nla_put_u32(skb, DROPSCOPE_SITE_A_NETNS, site->netns)) ||
-	    (site->l3 && nla_put_u16(skb, DROPSCOPE_SITE_A_L3, site->l3)) ||
-	    (site->l4 && nla_put_u8(skb, DROPSCOPE_SITE_A_L4, site->l4))) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-/* Put one session nest: a struct ds_sess_info (for ds_round_put() too). */
-int ds_nl_put_session(struct sk_buff *skb, const void *arg)
-{
-	const struct ds_sess_info *s = arg;
-	int alen = s->family == AF_INET6 ? 16 : 4;
-	struct nlattr *nest;
-
-	nest = nla_nest_start(skb, DROPSCOPE_A_SESSION);
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_COOKIE, s->cookie,
-			      DROPSCOPE_SESSION_A_PAD) ||
-	    nla_put_u8(skb, DROPSCOPE_SESSION_A_FAMILY, s->family) ||
-	    nla_put(skb, DROPSCOPE_SESSION_A_SADDR, alen, &s->saddr) ||
-	    nla_put(skb, DROPSCOPE_SESSION_A_DADDR, alen, &s->daddr) ||
-	    nla_put_u16(skb, DROPSCOPE_SESSION_A_SPORT, ntohs(s->sport)) ||
-	    nla_put_u16(skb, DROPSCOPE_SESSION_A_DPORT, ntohs(s->dport)) ||
-	    nla_put_u8(skb, DROPSCOPE_SESSION_A_STATE, s->state) ||
-	    nla_put_u32(skb, DROPSCOPE_SESSION_A_PID, s->pid) ||
-	    nla_put_string(skb, DROPSCOPE_SESSION_A_COMM, s->comm) ||
-	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_START_NS, s->start_ns,
-			      DROPSCOPE_SESSION_A_PAD) ||
-	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_DURATION_NS,
-			      s->duration_ns, DROPSCOPE_SESSION_A_PAD) ||
-	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_BYTES_ACKED,
-			      s->bytes_acked, DROPSCOPE_SESSION_A_PAD) ||
-	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_BYTES_RECEIVED,
-			      s->bytes_received, DROPSCOPE_SESSION_A_PAD) ||
-	    nla_put_u32(skb, DROPSCOPE_SESSION_A_TOTAL_RETRANS,
-			s->total_retrans) ||
-	    nla_put_u32(skb, DROPSCOPE_SESSION_A_RESETS_SENT, s->resets_sent) ||
-	    nla_put_u32(skb, DROPSCOPE_SESSION_A_RESETS_RECEIVED,
-			s->resets_received) ||
-	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_DROPS, s->drops,
-			      DROPSCOPE_SESSION_A_PAD) ||
-	    (s->closed &&
-	     (nla_put_flag(skb, DROPSCOPE_SESSION_A_CLOSED) ||
-	      nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_SEQ, s->seq,
-				DROPSCOPE_SESSION_A_PAD))) ||
-	    (s->smc_mode &&
-	     nla_put_u8(skb, DROPSCOPE_SESSION_A_SMC_MODE, s->smc_mode)) ||
-	    (s->smc_mode == DROPSCOPE_SMC_MODE_FALLBACK &&
-	     nla_put_u32(skb, DROPSCOPE_SESSION_A_SMC_REASON, s->smc_reason))) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-/* A site as an alert carries it, for ds_round_put(). */
-int ds_nl_put_alert_site(struct sk_buff *skb, const void *site)
-{
-	return ds_nl_put_site(skb, site, true);
-}
-
-/* The header of a capture's message, to its socket. */
-void *ds_nl_capture_put(struct sk_buff *skb)
-{
-	return genlmsg_put(skb, 0, 0, &ds_family, 0, DROPSCOPE_CMD_CAPTURE);
-}
-
-/* The header of an alert message; genlmsg_end() it with what this returns. */
-void *ds_nl_alert_put(struct sk_buff *skb)
-{
-	return genlmsg_put(skb, 0, 0, &ds_family, 0, DROPSCOPE_CMD_ALERT);
-}
-
-bool ds_nl_has_listeners(void)
-{
-	return genl_has_listeners(&ds_family, &init_net, 0);
-}
-
-/*
- * Returns 0 when every listener got the message, -ENOBUFS when some
- * listener's buffer was full, -ESRCH when nobody listened.
- */
-int ds_nl_alert_multicast(struct sk_buff *skb)
-{
-	return genlmsg_multicast(&ds_family, skb, 0, 0, GFP_KERNEL);
-}
-
-static int ds_pre_doit(const struct ds_genl_op *ops, struct sk_buff *skb,
-		       struct genl_info *info)
-{
-	mutex_lock(&ds_lock);
-	return 0;
-}
-
-static void ds_post_doit(const struct ds_genl_op *ops, struct sk_buff *skb,
-			 struct genl_info *info)
-{
-	mutex_unlock(&ds_lock);
-}
 
 /* Without DROPSCOPE_A_PARTS, every part starts. */
 static int ds_cmd_start(struct sk_buff *skb, struct genl_info *info)
@@ -442,7 +309,7 @@ static int ds_dump_array(struct sk_buff *skb, struct netlink_callback *cb,
 
 static int ds_put_site_i(struct sk_buff *skb, u32 i)
 {
-	return ds_nl_put_site(skb, ds_site_at(i), false);
+	return ds_site_put(skb, ds_site_at(i), false);
 }
 
 static int ds_dump_sites(struct sk_buff *skb, struct netlink_callback *cb)
@@ -516,7 +383,7 @@ static int ds_dump_sess(struct sk_buff *skb, struct netlink_callback *cb,
 			cur = at;
 			break;
 		}
-		if (ds_nl_put_session(skb, &info)) {
+		if (ds_sess_put(skb, &info)) {
 			genlmsg_cancel(skb, hdr);
 			cur = at;
 			break;
@@ -786,7 +653,8 @@ static int ds_dump_rules(struct sk_buff *skb, struct netlink_callback *cb)
  * policies follow the YNL spec
  * Documentation/netlink/specs/dropscope.yaml.
  */
-static const struct genl_ops ds_ops[] = {
+/* The commands: family.c registers them with the family. */
+const struct genl_ops ds_nl_ops[] = {
 	{
 		.cmd = DROPSCOPE_CMD_START,
 		.doit = ds_cmd_start,
@@ -886,36 +754,4 @@ static const struct genl_ops ds_ops[] = {
 	},
 };
 
-static const struct genl_multicast_group ds_mcgrps[] = {
-	{
-		.name = DROPSCOPE_MCGRP_ALERTS,
-		.flags = GENL_MCAST_CAP_NET_ADMIN,
-	},
-};
-
-/* netnsok is false: the family exists in the initial namespace only. */
-static struct genl_family ds_family __ro_after_init = {
-	.name = DROPSCOPE_GENL_NAME,
-	.version = DROPSCOPE_GENL_VERSION,
-	.module = THIS_MODULE,
-	.ops = ds_ops,
-	.n_ops = ARRAY_SIZE(ds_ops),
-	.mcgrps = ds_mcgrps,
-	.n_mcgrps = ARRAY_SIZE(ds_mcgrps),
-	/* every op is strict: no unknown attributes, no reserved bits */
-	.resv_start_op = DROPSCOPE_CMD_START,
-	.pre_doit = ds_pre_doit,
-	.post_doit = ds_post_doit,
-};
-
-MODULE_ALIAS_GENL_FAMILY(DROPSCOPE_GENL_NAME);
-
-int ds_nl_init(void)
-{
-	return genl_register_family(&ds_family);
-}
-
-void ds_nl_exit(void)
-{
-	genl_unregister_family(&ds_family);
-}
+const unsigned int ds_nl_n_ops = ARRAY_SIZE(ds_nl_ops);

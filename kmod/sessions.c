@@ -642,6 +642,56 @@ static void ds_tcp_fold(void)
 {
 }
 
+/* Put one session nest: a struct ds_sess_info (for ds_round_put() too). */
+int ds_sess_put(struct sk_buff *skb, const void *arg)
+{
+	const struct ds_sess_info *s = arg;
+	int alen = s->family == AF_INET6 ? 16 : 4;
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, DROPSCOPE_A_SESSION);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_COOKIE, s->cookie,
+			      DROPSCOPE_SESSION_A_PAD) ||
+	    nla_put_u8(skb, DROPSCOPE_SESSION_A_FAMILY, s->family) ||
+	    nla_put(skb, DROPSCOPE_SESSION_A_SADDR, alen, &s->saddr) ||
+	    nla_put(skb, DROPSCOPE_SESSION_A_DADDR, alen, &s->daddr) ||
+	    nla_put_u16(skb, DROPSCOPE_SESSION_A_SPORT, ntohs(s->sport)) ||
+	    nla_put_u16(skb, DROPSCOPE_SESSION_A_DPORT, ntohs(s->dport)) ||
+	    nla_put_u8(skb, DROPSCOPE_SESSION_A_STATE, s->state) ||
+	    nla_put_u32(skb, DROPSCOPE_SESSION_A_PID, s->pid) ||
+	    nla_put_string(skb, DROPSCOPE_SESSION_A_COMM, s->comm) ||
+	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_START_NS, s->start_ns,
+			      DROPSCOPE_SESSION_A_PAD) ||
+	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_DURATION_NS,
+			      s->duration_ns, DROPSCOPE_SESSION_A_PAD) ||
+	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_BYTES_ACKED,
+			      s->bytes_acked, DROPSCOPE_SESSION_A_PAD) ||
+	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_BYTES_RECEIVED,
+			      s->bytes_received, DROPSCOPE_SESSION_A_PAD) ||
+	    nla_put_u32(skb, DROPSCOPE_SESSION_A_TOTAL_RETRANS,
+			s->total_retrans) ||
+	    nla_put_u32(skb, DROPSCOPE_SESSION_A_RESETS_SENT, s->resets_sent) ||
+	    nla_put_u32(skb, DROPSCOPE_SESSION_A_RESETS_RECEIVED,
+			s->resets_received) ||
+	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_DROPS, s->drops,
+			      DROPSCOPE_SESSION_A_PAD) ||
+	    (s->closed &&
+	     (nla_put_flag(skb, DROPSCOPE_SESSION_A_CLOSED) ||
+	      nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_SEQ, s->seq,
+				DROPSCOPE_SESSION_A_PAD))) ||
+	    (s->smc_mode &&
+	     nla_put_u8(skb, DROPSCOPE_SESSION_A_SMC_MODE, s->smc_mode)) ||
+	    (s->smc_mode == DROPSCOPE_SMC_MODE_FALLBACK &&
+	     nla_put_u32(skb, DROPSCOPE_SESSION_A_SMC_REASON, s->smc_reason))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 /* Closed sessions since the last round, as many as the ring still has. */
 static void ds_tcp_alert(struct ds_round *round)
 {
@@ -672,7 +722,7 @@ static void ds_tcp_alert(struct ds_round *round)
 		tcp.ring_read[slot] = true;
 		raw_spin_unlock_irqrestore(&tcp.lock, flags);
 		seq++;
-		ds_round_put(round, ds_nl_put_session, &info);
+		ds_round_put(round, ds_sess_put, &info);
 	}
 	tcp.alerted = seq;
 }

@@ -272,6 +272,48 @@ static u64 ds_site_delta(const void *site)
 	return s->total - s->alerted;
 }
 
+/* Put one site nest; delta only in alerts. */
+int ds_site_put(struct sk_buff *skb, const struct ds_site *site, bool alert)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, DROPSCOPE_A_SITE);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, DROPSCOPE_SITE_A_LOCATION, site->loc,
+			      DROPSCOPE_SITE_A_PAD) ||
+	    nla_put_string(skb, DROPSCOPE_SITE_A_SYMBOL, site->symbol) ||
+	    nla_put_u32(skb, DROPSCOPE_SITE_A_REASON, site->reason) ||
+	    (site->reason_name &&
+	     nla_put_string(skb, DROPSCOPE_SITE_A_REASON_NAME,
+			    site->reason_name)) ||
+	    nla_put_u64_64bit(skb, DROPSCOPE_SITE_A_TOTAL, site->total,
+			      DROPSCOPE_SITE_A_PAD) ||
+	    (alert && nla_put_u64_64bit(skb, DROPSCOPE_SITE_A_DELTA,
+					site->total - site->alerted,
+					DROPSCOPE_SITE_A_PAD)) ||
+	    (!alert && nla_put_u64_64bit(skb, DROPSCOPE_SITE_A_MASKED,
+					 site->masked_total,
+					 DROPSCOPE_SITE_A_PAD)) ||
+	    (site->ifindex &&
+	     nla_put_u32(skb, DROPSCOPE_SITE_A_IFINDEX, site->ifindex)) ||
+	    (site->netns &&
+	     nla_put_u32(skb, DROPSCOPE_SITE_A_NETNS, site->netns)) ||
+	    (site->l3 && nla_put_u16(skb, DROPSCOPE_SITE_A_L3, site->l3)) ||
+	    (site->l4 && nla_put_u8(skb, DROPSCOPE_SITE_A_L4, site->l4))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* A site as an alert carries it, for ds_round_put(). */
+int ds_site_put_alert(struct sk_buff *skb, const void *site)
+{
+	return ds_site_put(skb, site, true);
+}
+
 /*
  * The drop path's part of an alert round: the overflow that moved, and
  * the sites that changed, as the alert control picks them. Sites below
@@ -312,7 +354,7 @@ static void ds_drops_alert(struct ds_round *round)
 	if (overflow)
 		ds_round_put_u64(round, DROPSCOPE_A_OVERFLOW_DELTA, overflow);
 	for (i = 0; i < keep; i++)
-		ds_round_put(round, ds_nl_put_alert_site, v[i]);
+		ds_round_put(round, ds_site_put_alert, v[i]);
 out:
 	for (i = 0; i < due; i++)
 		ds_site_settle(v[i]);
