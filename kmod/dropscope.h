@@ -532,6 +532,8 @@ void ds_ptest_drop(struct sk_buff *skb, void *location);
 void ds_ptest_state(struct sock *sk, int oldstate, int newstate);
 void ds_ptest_reset(struct sock *sk);
 void ds_ptest_smc(struct sock *sk, int reason);
+void ds_ptest_init(void);
+void ds_ptest_exit(void);
 #endif
 
 #endif /* _DROPSCOPE_H */

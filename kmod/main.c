@@ -73,6 +73,9 @@ static int __init ds_init(void)
 	err = ds_family_init();
 	if (err)
 		goto err_capture;
+#ifdef DS_PREEMPT_TEST
+	ds_ptest_init();
+#endif
 	return 0;
 
 err_capture:
@@ -92,6 +95,10 @@ err_probe:
 
 static void __exit ds_exit(void)
 {
+#ifdef DS_PREEMPT_TEST
+	/* waits for a run of the test in progress */
+	ds_ptest_exit();
+#endif
 	ds_monitor_exit();
 	ds_family_exit();
 	ds_capture_exit();

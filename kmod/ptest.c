@@ -9,7 +9,7 @@
  * online CPU, not bound to any CPU, with preemption enabled, while the
  * real probes run on real drops, TCP sessions and the interval's folds.
  *
- * Writing N to /sys/module/dropscope/parameters/preempt_test runs N
+ * Writing N to /sys/kernel/debug/dropscope/preempt_test runs N
  * rounds in each thread, and returns when all are done. Meanwhile the
  * writer moves the threads from CPU to CPU (set_cpus_allowed_ptr(), which
  * preempts a running thread wherever it is preemptible and migrates it),
@@ -26,7 +26,7 @@
  *     down.
  * So every round adds exactly 2 drops to the site, 1 session closed with
  * 1 drop and 1 reset received, 1 byte each way, 1 fallback and 1 link
- * down. Reading the parameter gives the last run: "threads T rounds N
+ * down. Reading the file gives the last run: "threads T rounds N
  * moves M passes P errors E unsafe U checked C ms D": M how often a
  * thread found itself on another CPU than in its previous round, P the
  * writer's passes over the threads to move them, U the accesses to this
@@ -49,13 +49,16 @@
 #include <linux/ktime.h>
 #include <linux/ip.h>
 #include <linux/kthread.h>
-#include <linux/moduleparam.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/sched.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
+#include <linux/uaccess.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 #include <net/tcp_states.h>
@@ -235,12 +238,18 @@ static int ds_ptest_run(u32 rounds)
 	return err;
 }
 
-static int ds_ptest_set(const char *val, const struct kernel_param *kp)
+/*
+ * debugfs, not a module parameter: a parameter's write holds the module's
+ * param_lock, which reading a parameter takes inside kernfs' own mutex,
+ * and start takes that (reading BTF) under ds_lock: lockdep's cycle.
+ */
+static ssize_t ds_ptest_write(struct file *file, const char __user *buf,
+			      size_t len, loff_t *pos)
 {
 	u32 rounds;
 	int err;
 
-	err = kstrtou32(val, 0, &rounds);
+	err = kstrtou32_from_user(buf, len, 0, &rounds);
 	if (err || !rounds || rounds > DS_PTEST_ROUNDS_MAX) {
 		pr_warn("preempt_test: rounds from 1 to %u\n",
 			DS_PTEST_ROUNDS_MAX);
@@ -250,29 +259,43 @@ static int ds_ptest_set(const char *val, const struct kernel_param *kp)
 		return -EBUSY;
 	err = ds_ptest_run(rounds);
 	mutex_unlock(&ds_ptest_lock);
-	return err;
+	return err ?: len;
 }
 
-static int ds_ptest_get(char *buf, const struct kernel_param *kp)
+static ssize_t ds_ptest_read(struct file *file, char __user *buf,
+			     size_t len, loff_t *pos)
 {
+	char out[160];
 	int n;
 
 	mutex_lock(&ds_ptest_lock);
-	n = sysfs_emit(buf,
-		       "threads %u rounds %u moves %u passes %u errors %u unsafe %d checked %d ms %llu\n",
-		       ds_ptest_last.threads, ds_ptest_last.rounds,
-		       ds_ptest_last.moves, ds_ptest_last.passes,
-		       ds_ptest_last.errors, atomic_read(&ds_ptest_unsafe),
-		       IS_ENABLED(CONFIG_PREEMPT_COUNT), ds_ptest_last.ms);
+	n = scnprintf(out, sizeof(out),
+		      "threads %u rounds %u moves %u passes %u errors %u unsafe %d checked %d ms %llu\n",
+		      ds_ptest_last.threads, ds_ptest_last.rounds,
+		      ds_ptest_last.moves, ds_ptest_last.passes,
+		      ds_ptest_last.errors, atomic_read(&ds_ptest_unsafe),
+		      IS_ENABLED(CONFIG_PREEMPT_COUNT), ds_ptest_last.ms);
 	mutex_unlock(&ds_ptest_lock);
-	return n;
+	return simple_read_from_buffer(buf, len, pos, out, n);
 }
 
-static const struct kernel_param_ops ds_ptest_ops = {
-	.set = ds_ptest_set,
-	.get = ds_ptest_get,
+static const struct file_operations ds_ptest_fops = {
+	.owner = THIS_MODULE,
+	.write = ds_ptest_write,
+	.read = ds_ptest_read,
+	.llseek = default_llseek,
 };
 
-module_param_cb(preempt_test, &ds_ptest_ops, NULL, 0600);
-MODULE_PARM_DESC(preempt_test,
-		 "write N: every probe called preemptible, N rounds in 2 threads per CPU (test build only)");
+static struct dentry *ds_ptest_dir;
+
+void ds_ptest_init(void)
+{
+	ds_ptest_dir = debugfs_create_dir("dropscope", NULL);
+	debugfs_create_file("preempt_test", 0600, ds_ptest_dir, NULL,
+			    &ds_ptest_fops);
+}
+
+void ds_ptest_exit(void)
+{
+	debugfs_remove(ds_ptest_dir);
+}

@@ -8,7 +8,7 @@
 
 # rounds each thread of the test runs
 PTEST_ROUNDS=${PTEST_ROUNDS:-15000}
-PTEST=/sys/module/dropscope/parameters/preempt_test
+PTEST=/sys/kernel/debug/dropscope/preempt_test
 PREEMPT_MODE=/sys/kernel/debug/sched/preempt
 
 # preempt_mode MODE: the kernel's preemption (PREEMPT_DYNAMIC kernels)
