@@ -340,23 +340,44 @@ static noinline notrace void ds_count_sess(const struct sk_buff *skb,
 }
 
 /*
- * Every drop comes here. The common case (no socket, or sessions not
- * tracked; no rule on packet fields) is a hash, a compare and an increment
- * between the probe's own preempt_disable() and preempt_enable(): the rest
- * is out of line. A drop without a socket pays the session part a no-op
- * and one test of skb->sk (or'ed with rx_sk where it is passed).
+ * A drop while a capture runs, or one with a socket while sessions are
+ * tracked. Out of line and reached by a tail call, so that the common
+ * probe saves no register: nothing it holds lives across a call.
  */
-static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
+static noinline notrace void ds_probe_slow(const struct sk_buff *skb,
+					   void *location, u32 reason,
+					   const struct sock *rx_sk)
 {
 	ds_probe_begin();
 	if (static_branch_unlikely(&ds_cap_key))
 		ds_capture(skb, location, reason);
 	if (static_branch_unlikely(&ds_sess_drops_key) &&
-	    ((unsigned long)skb->sk | (unsigned long)DS_KFREE_SKB_RX_SK))
-		ds_count_sess(skb, location, reason, DS_KFREE_SKB_RX_SK);
+	    ((unsigned long)skb->sk | (unsigned long)rx_sk))
+		ds_count_sess(skb, location, reason, rx_sk);
 	else
 		ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb,
 			       (unsigned long)location, reason);
+	ds_probe_end();
+}
+
+/*
+ * Every drop comes here. The common case (no capture; no socket, or
+ * sessions not tracked; no rule on packet fields) is a hash, a compare
+ * and an increment between the probe's own preempt_disable() and
+ * preempt_enable(), in a function that saves no register. A drop without
+ * a socket pays the session part a no-op and one test of skb->sk (or'ed
+ * with rx_sk where it is passed), and capture a no-op.
+ */
+static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
+{
+	if (static_branch_unlikely(&ds_cap_key) ||
+	    (static_branch_unlikely(&ds_sess_drops_key) &&
+	     ((unsigned long)skb->sk | (unsigned long)DS_KFREE_SKB_RX_SK)))
+		return ds_probe_slow(skb, location, reason,
+				     DS_KFREE_SKB_RX_SK);
+	ds_probe_begin();
+	ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb,
+		       (unsigned long)location, reason);
 	ds_probe_end();
 }
 
