@@ -154,7 +154,8 @@ static int ds_ptest_thread(void *arg)
 		sock_release(smc);
 	if (tcp)
 		sock_release(tcp);
-	kfree_skb(skb);
+	/* not a drop */
+	consume_skb(skb);
 	atomic_dec(t->running);
 	/* kthread_stop() collects the result */
 	while (!kthread_should_stop()) {

@@ -6,7 +6,8 @@
                                        (Prometheus' HTTP API at URL); 'none'
                                        when it returns no series
   promcheck.py same URL SITES.json     exit 1 unless dropscope_drops_total
-                                       in Prometheus equals every site of
+                                       in Prometheus (each series' last
+                                       sample) equals every site of
                                        `dropscope -j show sites all`, summed
                                        by reason and symbol, and no more
   promcheck.py text FILE NAME [LABELS] the value of one sample of a text
@@ -57,7 +58,9 @@ def main(argv):
             print("%d" % sum(int(float(r["value"][1])) for r in res))
     elif cmd == "same":
         prom = collections.Counter()
-        for r in query(argv[2], "dropscope_drops_total"):
+        # each series' last scraped sample, whether or not a later
+        # scrape failed and marked it stale
+        for r in query(argv[2], "last_over_time(dropscope_drops_total[1h])"):
             prom[(r["metric"]["reason"], r["metric"]["site"])] += \
                 int(float(r["value"][1]))
         sites = collections.Counter()
