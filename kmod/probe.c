@@ -236,8 +236,8 @@ bool ds_probe_set_filter(const struct ds_filter *f)
  * the first free slot the fast path met. An interrupt may have claimed that
  * slot, for this very key or another, between the fast path and here.
  */
-static noinline void ds_claim(struct ds_cpu *c, unsigned long loc, u64 rk,
-			      u64 pk, u32 i)
+static noinline void ds_claim(struct ds_cpu *c, u64 pk, unsigned long loc,
+			      u64 rk, u32 i)
 {
 	u32 mask = (1U << ds_slot_bits) - 1;
 	struct ds_slot *s;
@@ -287,7 +287,7 @@ static __always_inline void ds_count(struct ds_cpu *c, unsigned long loc,
 		if (!s->loc)
 			break;
 	}
-	ds_claim(c, loc, rk, pk, i);
+	ds_claim(c, pk, loc, rk, i);
 }
 
 /*
@@ -342,9 +342,12 @@ static noinline notrace void ds_count_sess(const struct sk_buff *skb,
 /*
  * A drop while a capture runs, or one with a socket while sessions are
  * tracked. Out of line and reached by a tail call, so that the common
- * probe saves no register: nothing it holds lives across a call.
+ * probe saves no register: nothing it holds lives across a call. Its
+ * arguments are the probe's, in the same registers: the tail call moves
+ * none.
  */
-static noinline notrace void ds_probe_slow(const struct sk_buff *skb,
+static noinline __noclone notrace void ds_probe_slow(void *data,
+					   const struct sk_buff *skb,
 					   void *location, u32 reason,
 					   const struct sock *rx_sk)
 {
@@ -373,7 +376,7 @@ static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 	if (static_branch_unlikely(&ds_cap_key) ||
 	    (static_branch_unlikely(&ds_sess_drops_key) &&
 	     ((unsigned long)skb->sk | (unsigned long)DS_KFREE_SKB_RX_SK)))
-		return ds_probe_slow(skb, location, reason,
+		return ds_probe_slow(data, skb, location, reason,
 				     DS_KFREE_SKB_RX_SK);
 	ds_probe_begin();
 	ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb,
