@@ -346,10 +346,9 @@ static noinline notrace void ds_count_sess(const struct sk_buff *skb,
  * arguments are the probe's, in the same registers: the tail call moves
  * none.
  */
-static noinline __noclone notrace void ds_probe_slow(void *data,
-					   const struct sk_buff *skb,
-					   void *location, u32 reason,
-					   const struct sock *rx_sk)
+static noinline __noclone notrace void
+ds_probe_slow(void *data, const struct sk_buff *skb, void *location,
+	      u32 reason, const struct sock *rx_sk)
 {
 	ds_probe_begin();
 	if (static_branch_unlikely(&ds_cap_key))
