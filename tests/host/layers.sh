@@ -6,13 +6,8 @@
 # family, calls no function of the module's own. Prints KTAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-n=0 nfail=0
-result() { # result OK NAME [DETAIL]
-	n=$((n + 1))
-	if [ "$1" = 1 ]; then echo "ok $n $2"; else
-		nfail=$((nfail + 1)); echo "not ok $n $2"; echo "# $3"
-	fi
-}
+# shellcheck source=tests/host/result.sh
+. tests/host/result.sh
 # globals FILE: the names of the functions and objects FILE defines and
 # does not make static
 globals() {

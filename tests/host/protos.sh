@@ -33,13 +33,8 @@ smc_mutants=(
 kernels=("$@")
 [ ${#kernels[@]} -gt 0 ] || mapfile -t kernels < <(scripts/kernels)
 
-n=0 nfail=0
-result() { # result OK NAME [DETAIL]
-	n=$((n + 1))
-	if [ "$1" = 1 ]; then echo "ok $n $2"; else
-		nfail=$((nfail + 1)); echo "not ok $n $2"; [ -z "${3:-}" ] || echo "$3" | sed 's/^/# /'
-	fi
-}
+# shellcheck source=tests/host/result.sh
+. tests/host/result.sh
 # tree DIR: a copy of the module's sources to build one object in
 tree() {
 	rm -rf "$1"
