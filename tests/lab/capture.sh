@@ -18,9 +18,21 @@ cap_start() {
 	wait_for 60 grep -q "$WATCH_READY" "$TMP/$name.err" ||
 		abort "capture $name did not start: $(cat "$TMP/$name.err")"
 }
-# cap_stop PID: SIGINT, as Ctrl-C; its exit status
+# cap_stop PID: SIGINT, as Ctrl-C; its exit status. A capture that has not
+# ended CAP_STOP_WAIT seconds later is shown (its state, the system call it
+# is in, its kernel stack, the netlink sockets) and killed: 137.
 cap_stop() {
 	kill -INT "$1"
+	if ! wait_for "${CAP_STOP_WAIT:-600}" exited "$1"; then
+		echo "# capture $1 still runs ${CAP_STOP_WAIT:-600} s after SIGINT"
+		{
+			grep -E '^(State|SigPnd|ShdPnd|SigBlk|SigCgt):' "/proc/$1/status"
+			echo "syscall: $(cat "/proc/$1/syscall")"
+			cat "/proc/$1/stack"
+			grep -E '^sk| 16 ' /proc/net/netlink
+		} 2>&1 | sed 's/^/#   /'
+		kill -KILL "$1"
+	fi
 	wait "$1"
 }
 # cap_sum NAME KEYS...: the summary's keys, space-separated
@@ -33,9 +45,12 @@ cap_sum() {
 	print(" ".join(str(d[k]) for k in sys.argv[2:]))
 	PY
 }
-# cap_count FILE [FILTER]: the packets tcpdump reads from FILE
+# cap_count FILE [FILTER]: the packets tcpdump reads from FILE. Counted by
+# tcpdump itself (--count): printing names each packet's interface, a
+# socket and an ioctl a packet, minutes for 120000 on the debug kernel.
 cap_count() {
-	tcpdump -nr "$1" ${2:+"$2"} 2>/dev/null | wc -l
+	tcpdump --count -nr "$1" ${2:+"$2"} 2>/dev/null |
+		sed -n 's/^\([0-9]*\) packets*$/\1/p'
 }
 
 # A known mixture, a filter that matches one kind: the file holds exactly
