@@ -31,7 +31,6 @@
 #include <unistd.h>
 
 #include <microhttpd.h>
-#include <netlink/attr.h>
 
 #include "dropscope.h"
 
@@ -299,6 +298,52 @@ static void ds_metrics_down(struct ds_metrics *m, const char *why)
 	m->up = false;
 	ds_nl_close(ctx->nl);
 	ctx->nl = NULL;
+}
+
+/* dropscope's SMC counters as metrics; nothing while SMC is not hooked. */
+static void ds_smc_metrics(struct ds_nl *nl, struct ds_metrics *m)
+{
+	static const struct {
+		int family, attr;
+		const char *labels;
+	} map[] = {
+		{ DS_MF_SMC_BYTES, DROPSCOPE_SMC_A_SMCR_TX_BYTES, "direction=\"tx\",mode=\"smcr\"" },
+		{ DS_MF_SMC_BYTES, DROPSCOPE_SMC_A_SMCR_RX_BYTES, "direction=\"rx\",mode=\"smcr\"" },
+		{ DS_MF_SMC_BYTES, DROPSCOPE_SMC_A_SMCD_TX_BYTES, "direction=\"tx\",mode=\"smcd\"" },
+		{ DS_MF_SMC_BYTES, DROPSCOPE_SMC_A_SMCD_RX_BYTES, "direction=\"rx\",mode=\"smcd\"" },
+		{ DS_MF_SMC_COPIES, DROPSCOPE_SMC_A_SMCR_TX_EVENTS, "direction=\"tx\",mode=\"smcr\"" },
+		{ DS_MF_SMC_COPIES, DROPSCOPE_SMC_A_SMCR_RX_EVENTS, "direction=\"rx\",mode=\"smcr\"" },
+		{ DS_MF_SMC_COPIES, DROPSCOPE_SMC_A_SMCD_TX_EVENTS, "direction=\"tx\",mode=\"smcd\"" },
+		{ DS_MF_SMC_COPIES, DROPSCOPE_SMC_A_SMCD_RX_EVENTS, "direction=\"rx\",mode=\"smcd\"" },
+		{ DS_MF_SMC_LINK_DOWNS, DROPSCOPE_SMC_A_LINK_DOWNS, "" },
+	};
+	struct ds_smc_own o = { 0 };
+	char labels[256];
+	size_t i;
+
+	if (ds_smc_own_fetch(nl, &o) || !o.hooked)
+		goto out;
+	for (i = 0; i < DS_N(map); i++)
+		ds_metric(m, map[i].family, map[i].labels, o.v[map[i].attr]);
+	for (i = 0; i < o.fbs.nfb; i++) {
+		const struct ds_smc_fback *f = &o.fbs.fb[i];
+
+		snprintf(labels, sizeof(labels),
+			 "code=\"0x%08x\",name=\"%s\",side=\"%s\"", f->code,
+			 ds_smc_reason_name(f->code),
+			 f->server ? "server" : "client");
+		ds_metric(m, DS_MF_SMC_FALLBACKS, labels, f->count);
+	}
+	for (i = 0; i < o.ndevs; i++) {
+		snprintf(labels, sizeof(labels), "device=\"%s\",direction=\"tx\"",
+			 o.devs[i].name);
+		ds_metric(m, DS_MF_SMC_DEV_BYTES, labels, o.devs[i].v[0]);
+		snprintf(labels, sizeof(labels), "device=\"%s\",direction=\"rx\"",
+			 o.devs[i].name);
+		ds_metric(m, DS_MF_SMC_DEV_BYTES, labels, o.devs[i].v[2]);
+	}
+out:
+	ds_smc_own_free(&o);
 }
 
 /* One read of the module's totals into the series. Under m->lock. */
@@ -680,3 +725,4 @@ int cmd_export(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	free(m.sites);
 	return e.status;
 }
+

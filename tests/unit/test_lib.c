@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the CLI's library (user/lib/): its readers fed with canned
+ * messages of the dropscope family, whole, truncated and hostile; the rule
+ * words, and a rule's way to the wire and back; capture messages; pcapng
+ * blocks. They run on the host, without the module.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include "lib/ds.h"
+
+/* ---- canned messages ----------------------------------------------------- */
+
+/* A message's attributes, as the transport hands them to a reader. */
+struct canned {
+	struct nl_msg *msg;
+	struct nlattr *tb[DROPSCOPE_A_MAX + 1];
+	struct nlattr *attrs;
+	int len;
+};
+
+static struct nl_msg *canned_new(void)
+{
+	struct nl_msg *m = nlmsg_alloc();
+
+	assert_non_null(m);
+	return m;
+}
+
+/* The top-level attributes of m, parsed as the transport does. */
+static void canned_parse(struct canned *c, struct nl_msg *m)
+{
+	c->msg = m;
+	c->attrs = nlmsg_attrdata(nlmsg_hdr(m), 0);
+	c->len = nlmsg_attrlen(nlmsg_hdr(m), 0);
+	assert_int_equal(ds_nla_parse(c->tb, DROPSCOPE_A_MAX, c->attrs, c->len,
+				      NULL), 0);
+}
+
+static void put_site(struct nl_msg *m, uint64_t loc, uint64_t total,
+		     uint64_t delta, uint32_t reason)
+{
+	struct nlattr *n = nla_nest_start(m, DROPSCOPE_A_SITE);
+
+	assert_non_null(n);
+	assert_int_equal(nla_put_u64(m, DROPSCOPE_SITE_A_LOCATION, loc), 0);
+	assert_int_equal(nla_put_u64(m, DROPSCOPE_SITE_A_TOTAL, total), 0);
+	assert_int_equal(nla_put_u64(m, DROPSCOPE_SITE_A_DELTA, delta), 0);
+	assert_int_equal(nla_put_u32(m, DROPSCOPE_SITE_A_REASON, reason), 0);
+	nla_nest_end(m, n);
+}
+
+static void put_session(struct nl_msg *m, uint64_t cookie, uint16_t sport,
+			uint64_t drops)
+{
+	static const unsigned char lo[4] = { 127, 0, 0, 1 };
+	struct nlattr *n = nla_nest_start(m, DROPSCOPE_A_SESSION);
+
+	assert_non_null(n);
+	assert_int_equal(nla_put_u64(m, DROPSCOPE_SESSION_A_COOKIE, cookie), 0);
+	assert_int_equal(nla_put_u8(m, DROPSCOPE_SESSION_A_FAMILY, 2), 0);
+	assert_int_equal(nla_put_u16(m, DROPSCOPE_SESSION_A_SPORT, sport), 0);
+	assert_int_equal(nla_put_u16(m, DROPSCOPE_SESSION_A_DPORT, 80), 0);
+	assert_int_equal(nla_put(m, DROPSCOPE_SESSION_A_SADDR, 4, lo), 0);
+	assert_int_equal(nla_put(m, DROPSCOPE_SESSION_A_DADDR, 4, lo), 0);
+	assert_int_equal(nla_put_u8(m, DROPSCOPE_SESSION_A_STATE, 7), 0);
+	assert_int_equal(nla_put_u32(m, DROPSCOPE_SESSION_A_PID, 42), 0);
+	assert_int_equal(nla_put_string(m, DROPSCOPE_SESSION_A_COMM, "curl"), 0);
+	assert_int_equal(nla_put_u64(m, DROPSCOPE_SESSION_A_DROPS, drops), 0);
+	nla_nest_end(m, n);
+}
+
+/* ---- sites, sessions, alerts -------------------------------------------- */
+
+static void test_site_read(void **state)
+{
+	struct nl_msg *m = canned_new();
+	struct canned c;
+	struct ds_site s;
+	struct nlattr *n;
+
+	(void)state;
+	put_site(m, 0xffffffff81000100ULL, 10, 3, 2);
+	canned_parse(&c, m);
+	assert_int_equal(ds_site_parse(c.tb[DROPSCOPE_A_SITE], &s), 0);
+	assert_int_equal(s.location, 0xffffffff81000100ULL);
+	assert_int_equal(s.total, 10);
+	assert_true(s.has_delta);
+	assert_int_equal(s.delta, 3);
+	assert_int_equal(s.reason, 2);
+	nlmsg_free(m);
+
+	/* a site without its location */
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_SITE);
+	nla_put_u64(m, DROPSCOPE_SITE_A_TOTAL, 1);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_site_parse(c.tb[DROPSCOPE_A_SITE], &s), -EINVAL);
+	nlmsg_free(m);
+
+	/* a total of four bytes, where the family says eight */
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_SITE);
+	nla_put_u64(m, DROPSCOPE_SITE_A_LOCATION, 1);
+	nla_put_u32(m, DROPSCOPE_SITE_A_TOTAL, 1);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_site_parse(c.tb[DROPSCOPE_A_SITE], &s), -EINVAL);
+	nlmsg_free(m);
+}
+
+static void test_session_read(void **state)
+{
+	struct nl_msg *m = canned_new();
+	struct ds_session s;
+	struct canned c;
+	struct nlattr *n;
+
+	(void)state;
+	put_session(m, 77, 40000, 5);
+	canned_parse(&c, m);
+	assert_int_equal(ds_session_parse(c.tb[DROPSCOPE_A_SESSION], &s), 0);
+	assert_int_equal(s.cookie, 77);
+	assert_int_equal(s.lport, 40000);
+	assert_int_equal(s.rport, 80);
+	assert_int_equal(s.drops, 5);
+	assert_int_equal(s.pid, 42);
+	assert_string_equal(s.comm, "curl");
+	assert_string_equal(s.laddr, "127.0.0.1");
+	assert_string_equal(ds_tcp_state_name(s.state), "CLOSE");
+	nlmsg_free(m);
+
+	/* a comm without its NUL */
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_SESSION);
+	nla_put_u64(m, DROPSCOPE_SESSION_A_COOKIE, 1);
+	nla_put(m, DROPSCOPE_SESSION_A_COMM, 4, "curl");
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_session_parse(c.tb[DROPSCOPE_A_SESSION], &s), -EINVAL);
+	nlmsg_free(m);
+}
+
+static void test_alert_read(void **state)
+{
+	struct nl_msg *m = canned_new();
+	struct ds_alert a;
+	struct canned c;
+	struct nlattr *n;
+
+	(void)state;
+	nla_put_u64(m, DROPSCOPE_A_ROUND, 9);
+	nla_put_u64(m, DROPSCOPE_A_OVERFLOW_DELTA, 4);
+	nla_put_flag(m, DROPSCOPE_A_ROUND_END);
+	put_site(m, 0x100, 10, 3, 2);
+	put_site(m, 0x200, 20, 20, 5);
+	n = nla_nest_start(m, DROPSCOPE_A_SMC_FALLBACK);
+	nla_put_u32(m, DROPSCOPE_SMC_FB_A_CODE, 0x03010000);
+	nla_put_u8(m, DROPSCOPE_SMC_FB_A_SIDE, DROPSCOPE_SMC_SERVER);
+	nla_put_u64(m, DROPSCOPE_SMC_FB_A_DELTA, 1);
+	nla_put_u64(m, DROPSCOPE_SMC_FB_A_TOTAL, 6);
+	nla_nest_end(m, n);
+	put_session(m, 77, 40000, 5);
+	canned_parse(&c, m);
+	assert_int_equal(ds_alert_read(c.tb, c.attrs, c.len, &a), 0);
+	assert_int_equal(a.round, 9);
+	assert_true(a.end);
+	assert_int_equal(a.overflow, 4);
+	assert_int_equal(a.n, 2);
+	assert_int_equal(a.sites[1].location, 0x200);
+	assert_int_equal(a.nsmc, 1);
+	assert_true(a.smc[0].server);
+	assert_int_equal(a.smc[0].total, 6);
+	assert_int_equal(a.nsess, 1);
+	assert_int_equal(a.sessions[0].cookie, 77);
+	ds_alert_free(&a);
+	assert_null(a.sites);
+	nlmsg_free(m);
+
+	/* a fallback without its side: the message is refused whole */
+	m = canned_new();
+	put_site(m, 0x100, 10, 3, 2);
+	n = nla_nest_start(m, DROPSCOPE_A_SMC_FALLBACK);
+	nla_put_u32(m, DROPSCOPE_SMC_FB_A_CODE, 0x03010000);
+	nla_put_u64(m, DROPSCOPE_SMC_FB_A_DELTA, 1);
+	nla_put_u64(m, DROPSCOPE_SMC_FB_A_TOTAL, 6);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_alert_read(c.tb, c.attrs, c.len, &a), -EINVAL);
+	assert_null(a.sites);
+	nlmsg_free(m);
+
+	/* an empty round: nothing, and nothing to free */
+	m = canned_new();
+	nla_put_u64(m, DROPSCOPE_A_ROUND, 10);
+	canned_parse(&c, m);
+	assert_int_equal(ds_alert_read(c.tb, c.attrs, c.len, &a), 0);
+	assert_int_equal(a.n + a.nsmc + a.nsess, 0);
+	assert_false(a.end);
+	ds_alert_free(&a);
+	nlmsg_free(m);
+}
+
+/* ---- rules ------------------------------------------------------------- */
+
+static const char syms_text[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 T tcp_v4_rcv\n"
+	"ffffffff81000180 T udp_rcv\n";
+
+/* A context with the symbols and reasons of a made-up kernel. */
+static void rule_ctx(struct ds_ctx *ctx)
+{
+	static struct ds_reason reasons[] = {
+		{ .id = 2, .name = "NOT_SPECIFIED" },
+		{ .id = 5, .name = "NO_SOCKET" },
+	};
+	FILE *f = fmemopen((void *)syms_text, sizeof(syms_text) - 1, "r");
+
+	memset(ctx, 0, sizeof(*ctx));
+	assert_int_equal(ds_syms_load(f, &ctx->syms), 0);
+	fclose(f);
+	ctx->reasons.v = reasons;
+	ctx->reasons.n = DS_N(reasons);
+}
+
+static int rule_words(struct ds_ctx *ctx, struct ds_rule *r, const char *line)
+{
+	char buf[256], *argv[16];
+	int argc;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	argc = ds_split(buf, argv, 16);
+	return ds_rule_parse(ctx, argc, argv, r);
+}
+
+static void test_rule_words(void **state)
+{
+	static const char *const bad[] = {
+		"site", "color red", "l4 udp l4 tcp", "site no_such_fn",
+		"site tcp_v4_rcv+0x200", "reason NO_SUCH_REASON", "l3 0x10000",
+		"l4 256", "l4 nothing", "smc 0x03010000 l4 tcp", "smc x",
+		"netns a/b", "dev 0",
+	};
+	struct ds_ctx ctx;
+	struct ds_rule r;
+	size_t i;
+
+	(void)state;
+	rule_ctx(&ctx);
+	assert_int_equal(rule_words(&ctx, &r,
+				    "site tcp_v4_rcv reason NO_SOCKET l3 ipv6 l4 udp dev 3 netns 4026531840"),
+			 0);
+	assert_int_equal(r.has, 1U << DS_RF_SITE | 1U << DS_RF_REASON |
+				1U << DS_RF_L3 | 1U << DS_RF_L4 |
+				1U << DS_RF_DEV | 1U << DS_RF_NETNS);
+	assert_int_equal(r.loc_start, 0xffffffff81000100ULL);
+	assert_int_equal(r.loc_end, 0xffffffff81000180ULL);
+	assert_int_equal(r.reason, 5);
+	assert_int_equal(r.l3, 0x86dd);
+	assert_int_equal(r.l4, 17);
+	assert_int_equal(r.ifindex, 3);
+	assert_int_equal(r.netns, 4026531840U);
+	assert_int_equal(r.mode, DROPSCOPE_RULE_MASK);
+	assert_int_equal(rule_words(&ctx, &r, "smc 0x03010000"), 0);
+	assert_int_equal(r.smc_reason, 0x03010000);
+	for (i = 0; i < DS_N(bad); i++) {
+		print_message("bad: %s\n", bad[i]);
+		assert_int_equal(rule_words(&ctx, &r, bad[i]), DS_EUSAGE);
+	}
+	ds_syms_free(ctx.syms);
+}
+
+static void test_rule_wire(void **state)
+{
+	struct ds_rule r = {
+		.id = 3, .mode = DROPSCOPE_RULE_ONLY, .loc_start = 0x100,
+		.loc_end = 0x180, .reason = 5, .l3 = 0x800, .l4 = 6,
+		.ifindex = 2, .netns = 9, .hits = 0,
+		.has = 1U << DS_RF_SITE | 1U << DS_RF_REASON | 1U << DS_RF_L3 |
+		       1U << DS_RF_L4 | 1U << DS_RF_DEV | 1U << DS_RF_NETNS,
+	}, back;
+	struct nl_msg *m = canned_new();
+	struct canned c;
+	struct nlattr *n;
+
+	(void)state;
+	/* put, then read back with hits added as the module does */
+	m = canned_new();
+	assert_int_equal(ds_rule_put(m, &r), 0);
+	n = nlmsg_attrdata(nlmsg_hdr(m), 0);
+	{
+		struct nl_msg *m2 = canned_new();
+		struct nlattr *n2 = nla_nest_start(m2, DROPSCOPE_A_RULE);
+		struct nlattr *a;
+		int rem;
+
+		nla_for_each_nested(a, n, rem)
+			nla_put(m2, nla_type(a), nla_len(a), nla_data(a));
+		nla_put_u64(m2, DROPSCOPE_RULE_A_HITS, 12);
+		nla_nest_end(m2, n2);
+		canned_parse(&c, m2);
+		assert_int_equal(ds_rule_read(c.tb[DROPSCOPE_A_RULE], &back), 0);
+		nlmsg_free(m2);
+	}
+	assert_int_equal(back.id, 3);
+	assert_int_equal(back.mode, DROPSCOPE_RULE_ONLY);
+	assert_int_equal(back.has, r.has);
+	assert_int_equal(back.loc_start, 0x100);
+	assert_int_equal(back.loc_end, 0x180);
+	assert_int_equal(back.reason, 5);
+	assert_int_equal(back.l3, 0x800);
+	assert_int_equal(back.l4, 6);
+	assert_int_equal(back.ifindex, 2);
+	assert_int_equal(back.netns, 9);
+	assert_int_equal(back.hits, 12);
+	nlmsg_free(m);
+
+	/* hostile: a start without an end, an l3 of one byte, no hits */
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_RULE);
+	nla_put_u32(m, DROPSCOPE_RULE_A_ID, 1);
+	nla_put_u8(m, DROPSCOPE_RULE_A_MODE, 1);
+	nla_put_u64(m, DROPSCOPE_RULE_A_HITS, 0);
+	nla_put_u64(m, DROPSCOPE_RULE_A_LOC_START, 1);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_rule_read(c.tb[DROPSCOPE_A_RULE], &back), -EINVAL);
+	nlmsg_free(m);
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_RULE);
+	nla_put_u32(m, DROPSCOPE_RULE_A_ID, 1);
+	nla_put_u8(m, DROPSCOPE_RULE_A_MODE, 1);
+	nla_put_u64(m, DROPSCOPE_RULE_A_HITS, 0);
+	nla_put_u8(m, DROPSCOPE_RULE_A_L3, 8);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_rule_read(c.tb[DROPSCOPE_A_RULE], &back), -EINVAL);
+	nlmsg_free(m);
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_RULE);
+	nla_put_u32(m, DROPSCOPE_RULE_A_ID, 1);
+	nla_put_u8(m, DROPSCOPE_RULE_A_MODE, 1);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_rule_read(c.tb[DROPSCOPE_A_RULE], &back), -EINVAL);
+	nlmsg_free(m);
+}
+
+/* ---- captures ----------------------------------------------------------- */
+
+struct got {
+	int n;
+	uint32_t caplen[4];
+	uint64_t loc[4];
+};
+
+static int got_packet(void *arg, const struct ds_packet *pk)
+{
+	struct got *g = arg;
+
+	if (g->n == 4)
+		return -E2BIG;
+	g->caplen[g->n] = pk->caplen;
+	g->loc[g->n++] = pk->loc;
+	return 0;
+}
+
+static void put_packet(struct nl_msg *m, uint64_t loc, const char *data,
+		       bool with_len)
+{
+	struct nlattr *n = nla_nest_start(m, DROPSCOPE_A_PACKET);
+
+	nla_put_u64(m, DROPSCOPE_PACKET_A_TSTAMP, 1000);
+	nla_put_u64(m, DROPSCOPE_PACKET_A_LOCATION, loc);
+	nla_put_u32(m, DROPSCOPE_PACKET_A_REASON, 2);
+	if (with_len)
+		nla_put_u32(m, DROPSCOPE_PACKET_A_LEN, (uint32_t)strlen(data));
+	nla_put(m, DROPSCOPE_PACKET_A_DATA, (int)strlen(data), data);
+	nla_nest_end(m, n);
+}
+
+static void test_capture_read(void **state)
+{
+	struct ds_cap_counters k = { 0 };
+	struct nl_msg *m = canned_new();
+	struct got g = { 0 };
+	struct canned c;
+	struct nlattr *n;
+
+	(void)state;
+	put_packet(m, 0x100, "abcdef", true);
+	put_packet(m, 0x200, "xyz", true);
+	n = nla_nest_start(m, DROPSCOPE_A_CAPTURE);
+	nla_put_u32(m, DROPSCOPE_CAPTURE_A_ID, 7);
+	nla_put_u64(m, DROPSCOPE_CAPTURE_A_MATCHED, 3);
+	nla_put_u64(m, DROPSCOPE_CAPTURE_A_CAPTURED, 2);
+	nla_put_u64(m, DROPSCOPE_CAPTURE_A_LOST_BUFFER, 1);
+	nla_put_u64(m, DROPSCOPE_CAPTURE_A_LOST_SOCKET, 0);
+	nla_put_u64(m, DROPSCOPE_CAPTURE_A_NO_NETWORK, 0);
+	nla_put_flag(m, DROPSCOPE_CAPTURE_A_END);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_capture_read(c.tb, c.attrs, c.len, got_packet, &g, &k), 0);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.caplen[0], 6);
+	assert_int_equal(g.loc[1], 0x200);
+	assert_int_equal(k.id, 7);
+	assert_int_equal(k.matched, 3);
+	assert_int_equal(k.lost_buffer, 1);
+	assert_true(k.ended);
+	nlmsg_free(m);
+
+	/* a packet without its length; counters cut short */
+	m = canned_new();
+	put_packet(m, 0x100, "abcdef", false);
+	canned_parse(&c, m);
+	g.n = 0;
+	assert_int_equal(ds_capture_read(c.tb, c.attrs, c.len, got_packet, &g, &k), -EINVAL);
+	assert_int_equal(g.n, 0);
+	nlmsg_free(m);
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_CAPTURE);
+	nla_put_u32(m, DROPSCOPE_CAPTURE_A_ID, 7);
+	nla_put_u64(m, DROPSCOPE_CAPTURE_A_MATCHED, 3);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_capture_read(c.tb, c.attrs, c.len, got_packet, &g, &k), -EINVAL);
+	nlmsg_free(m);
+}
+
+/* ---- pcapng --------------------------------------------------------------- */
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static void test_pcapng_blocks(void **state)
+{
+	static const unsigned char pkt[] = { 0x45, 0, 0, 20, 1, 2, 3 };
+	unsigned char *buf = NULL;
+	struct ds_pcapng *w;
+	size_t len = 0, off = 0, blocks = 0;
+	uint32_t types[8];
+	FILE *f;
+
+	(void)state;
+	f = open_memstream((char **)&buf, &len);
+	assert_non_null(f);
+	w = ds_pcapng_open(f, 96);
+	assert_non_null(w);
+	assert_int_equal(ds_pcapng_write(w, 1500000000123ULL, 1, 0x0800, pkt,
+					 sizeof(pkt), 60, "reason X"), 0);
+	assert_int_equal(ds_pcapng_close(w), 0);
+	/* every block: a type, a length that is a multiple of 4, and the
+	 * same length again at its end */
+	while (off + 12 <= len && blocks < DS_N(types)) {
+		uint32_t bl = le32(buf + off + 4);
+
+		assert_int_equal(bl % 4, 0);
+		assert_true(off + bl <= len);
+		assert_int_equal(le32(buf + off + bl - 4), bl);
+		types[blocks++] = le32(buf + off);
+		off += bl;
+	}
+	assert_int_equal(off, len);
+	/* section header, then interface descriptions, then the packet */
+	assert_int_equal(types[0], 0x0a0d0d0a);
+	assert_int_equal(types[blocks - 1], 6);
+	assert_int_equal(le32(buf + 8), 0x1a2b3c4d);
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_site_read),
+		cmocka_unit_test(test_session_read),
+		cmocka_unit_test(test_alert_read),
+		cmocka_unit_test(test_rule_words),
+		cmocka_unit_test(test_rule_wire),
+		cmocka_unit_test(test_capture_read),
+		cmocka_unit_test(test_pcapng_blocks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
