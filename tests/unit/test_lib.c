@@ -282,6 +282,32 @@ static void test_rule_words(void **state)
 	ds_syms_free(ctx.syms);
 }
 
+/* A rule as the module would send it (id, mode and, with hits, its
+ * hits) with one attribute more of n bytes (none when type is 0): what
+ * ds_rule_read() says of it. */
+static int read_rule(int type, int n, bool hits)
+{
+	static const unsigned char zero[8];
+	struct nl_msg *m = canned_new();
+	struct ds_rule back;
+	struct nlattr *nest;
+	struct canned c;
+	int err;
+
+	nest = nla_nest_start(m, DROPSCOPE_A_RULE);
+	nla_put_u32(m, DROPSCOPE_RULE_A_ID, 1);
+	nla_put_u8(m, DROPSCOPE_RULE_A_MODE, 1);
+	if (hits)
+		nla_put_u64(m, DROPSCOPE_RULE_A_HITS, 0);
+	if (type)
+		nla_put(m, type, n, zero);
+	nla_nest_end(m, nest);
+	canned_parse(&c, m);
+	err = ds_rule_read(c.tb[DROPSCOPE_A_RULE], &back);
+	nlmsg_free(m);
+	return err;
+}
+
 static void test_rule_wire(void **state)
 {
 	struct ds_rule r = {
@@ -328,34 +354,10 @@ static void test_rule_wire(void **state)
 	nlmsg_free(m);
 
 	/* hostile: a start without an end, an l3 of one byte, no hits */
-	m = canned_new();
-	n = nla_nest_start(m, DROPSCOPE_A_RULE);
-	nla_put_u32(m, DROPSCOPE_RULE_A_ID, 1);
-	nla_put_u8(m, DROPSCOPE_RULE_A_MODE, 1);
-	nla_put_u64(m, DROPSCOPE_RULE_A_HITS, 0);
-	nla_put_u64(m, DROPSCOPE_RULE_A_LOC_START, 1);
-	nla_nest_end(m, n);
-	canned_parse(&c, m);
-	assert_int_equal(ds_rule_read(c.tb[DROPSCOPE_A_RULE], &back), -EINVAL);
-	nlmsg_free(m);
-	m = canned_new();
-	n = nla_nest_start(m, DROPSCOPE_A_RULE);
-	nla_put_u32(m, DROPSCOPE_RULE_A_ID, 1);
-	nla_put_u8(m, DROPSCOPE_RULE_A_MODE, 1);
-	nla_put_u64(m, DROPSCOPE_RULE_A_HITS, 0);
-	nla_put_u8(m, DROPSCOPE_RULE_A_L3, 8);
-	nla_nest_end(m, n);
-	canned_parse(&c, m);
-	assert_int_equal(ds_rule_read(c.tb[DROPSCOPE_A_RULE], &back), -EINVAL);
-	nlmsg_free(m);
-	m = canned_new();
-	n = nla_nest_start(m, DROPSCOPE_A_RULE);
-	nla_put_u32(m, DROPSCOPE_RULE_A_ID, 1);
-	nla_put_u8(m, DROPSCOPE_RULE_A_MODE, 1);
-	nla_nest_end(m, n);
-	canned_parse(&c, m);
-	assert_int_equal(ds_rule_read(c.tb[DROPSCOPE_A_RULE], &back), -EINVAL);
-	nlmsg_free(m);
+	assert_int_equal(read_rule(DROPSCOPE_RULE_A_LOC_START, 8, true), -EINVAL);
+	assert_int_equal(read_rule(DROPSCOPE_RULE_A_L3, 1, true), -EINVAL);
+	assert_int_equal(read_rule(0, 0, false), -EINVAL);
+	assert_int_equal(read_rule(DROPSCOPE_RULE_A_L3, 2, true), 0);
 }
 
 /* ---- captures ----------------------------------------------------------- */
