@@ -33,7 +33,9 @@
  *
  * A source of events (drops, TCP sessions, SMC) plugs into monitor.c with a
  * struct ds_source: monitor.c attaches and detaches it, folds it on every
- * interval and asks it for its part of each alert round.
+ * interval and asks it for its part of each alert round. A consumer of
+ * what the sources see (capture) plugs in with a struct ds_sink: told of
+ * each round once it went out, and of the end of monitoring.
  */
 #ifndef _DROPSCOPE_H
 #define _DROPSCOPE_H
@@ -129,6 +131,18 @@ struct ds_source {
 	void (*alert)(struct ds_round *round);
 	void (*reset)(bool attached);
 	void (*free)(void);
+};
+
+/*
+ * A consumer of the sources' events, driven by monitor.c under ds_lock:
+ *   round:  a round went out: send what was buffered since the last one
+ *   end:    monitoring stops (after its last round) or the module goes:
+ *           send what is left, and end
+ */
+struct ds_sink {
+	const char *name;
+	void (*round)(void);
+	void (*end)(void);
 };
 
 void ds_monitor_init(void);
@@ -487,8 +501,7 @@ struct ds_cap;
 struct nlattr;
 DECLARE_STATIC_KEY_FALSE(ds_cap_key);
 void ds_capture(const struct sk_buff *skb, void *location, u32 reason);
-void ds_capture_drain(void);
-void ds_capture_end_all(void);
+extern const struct ds_sink ds_capture_sink;
 int ds_capture_start(struct nlattr **tb, const struct ds_rule *rule,
 		     struct genl_info *info, u32 *id);
 struct ds_cap *ds_capture_stop(u32 id, u32 portid,

@@ -3,7 +3,8 @@
 # The layers, read from the sources and the CLI's objects. The module:
 # kmod/netlink.c holds the commands and is called by no other file of
 # kmod/ (its only global symbols are the ops that kmod/family.c registers),
-# and kmod/family.c, the family, calls no function of the module's own.
+# kmod/family.c, the family, calls no function of the module's own, and
+# kmod/monitor.c drives capture through its struct ds_sink alone.
 # The CLI: user/lib/ calls nothing above it, a command file (user/*.c but
 # the shell: main.c, cmd.c, complete.c) calls user/lib/ only, and netlink
 # attributes (nla_*) are read and written in user/lib/ alone. Prints KTAP.
@@ -31,6 +32,9 @@ own=$(globals kmod/family.c; grep -oE '^static [a-z].*\b(ds_[a-z0-9_]+)\(' kmod/
 calls=$(grep -oE '\bds_[a-z0-9_]+\(' kmod/family.c | tr -d '(' | sort -u)
 foreign=$(comm -23 <(echo "$calls" | sort -u) <(echo "$own" | sort -u) | paste -sd ' ')
 result "$([ -z "$foreign" ] && echo 1)" "kmod/family.c calls no function of the module's but its own" "it calls: $foreign"
+# capture reaches the rounds through its struct ds_sink, as sources do
+named=$(grep -oE '\bds_capture_[a-z_]+\(' kmod/monitor.c | tr -d '(' | sort -u | paste -sd ' ')
+result "$([ -z "$named" ] && echo 1)" "kmod/monitor.c drives capture through its ops (struct ds_sink), never by name" "it names: $named"
 
 # The CLI's objects: who defines each global symbol, who uses it.
 obj=$(mktemp -d)
