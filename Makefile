@@ -52,7 +52,7 @@ LDLIBS_CLI := $(LDLIBS_NL) -lreadline -lpcap -lmicrohttpd -lpthread
 # user/lib/: the library (transport, model, names, loop, printing);
 # user/: the shell (main.c, cmd.c, complete.c) and the command files
 LIB_SRC := $(wildcard user/lib/*.c)
-CLI_SRC := user/main.c user/cmd.c user/complete.c user/watch.c user/mask.c \
+CLI_SRC := user/main.c user/cmd.c user/complete.c user/watch.c user/rules.c \
 	user/sessions.c user/top.c user/smc.c user/capture.c user/export.c \
 	$(LIB_SRC)
 CLI_LIB := $(filter-out user/main.c,$(CLI_SRC))

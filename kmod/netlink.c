@@ -511,7 +511,7 @@ static int ds_cmd_mask_add(struct sk_buff *skb, struct genl_info *info)
 	err = ds_rule_add(r, info);
 	if (err)
 		return err;
-	return ds_reply(info, DROPSCOPE_CMD_MASK_ADD, NLMSG_GOODSIZE,
+	return ds_reply(info, DROPSCOPE_CMD_RULE_ADD, NLMSG_GOODSIZE,
 			ds_put_rule, r);
 }
 
@@ -640,7 +640,7 @@ static int ds_put_rule_i(struct sk_buff *skb, u32 i)
 /* Rules dump: hits are folded first. */
 static int ds_dump_rules(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	return ds_dump_array(skb, cb, DROPSCOPE_CMD_MASK_GET,
+	return ds_dump_array(skb, cb, DROPSCOPE_CMD_RULE_GET,
 			     ds_rules_generation(), ds_rules_count,
 			     ds_put_rule_i);
 }
@@ -700,26 +700,26 @@ const struct genl_ops ds_nl_ops[] = {
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd = DROPSCOPE_CMD_MASK_ADD,
+		.cmd = DROPSCOPE_CMD_RULE_ADD,
 		.doit = ds_cmd_mask_add,
 		.policy = ds_mask_policy,
 		.maxattr = DROPSCOPE_A_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd = DROPSCOPE_CMD_MASK_DEL,
+		.cmd = DROPSCOPE_CMD_RULE_DEL,
 		.doit = ds_cmd_mask_del,
 		.policy = ds_mask_policy,
 		.maxattr = DROPSCOPE_A_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd = DROPSCOPE_CMD_MASK_GET,
+		.cmd = DROPSCOPE_CMD_RULE_GET,
 		.dumpit = ds_dump_rules,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd = DROPSCOPE_CMD_MASK_CLEAR,
+		.cmd = DROPSCOPE_CMD_RULE_CLEAR,
 		.doit = ds_cmd_mask_clear,
 		.flags = GENL_ADMIN_PERM,
 	},

@@ -10,7 +10,7 @@
 
 #include "dropscope.h"
 
-/* start, stop, reset, mask clear: a command with no arguments */
+/* start, stop, reset, rule clear: a command with no arguments */
 static int cmd_simple(struct ds_ctx *ctx, const struct ds_cmd *self,
 		      int argc, char **argv)
 {
@@ -423,16 +423,16 @@ const struct ds_cmd ds_cmds[] = {
 	{ "show smc", cmd_show_smc, "",
 	  "the kernel's SMC statistics and fallbacks by reason", 0 },
 	{ "show stats", cmd_show_stats, "", "drops seen, shown, masked, overflow, alerts", 0 },
-	{ "show masks", cmd_mask_list, "", "the mask rules with their hit counts", 0 },
-	{ "mask add", cmd_mask_add, "FIELD VALUE ...",
+	{ "show rules", cmd_rule_list, "", "the rules with their hit counts", 0 },
+	{ "rule mask", cmd_rule_mask, "FIELD VALUE ...",
 	  "hide drops matching all fields: site, reason, dev, l3, l4, netns; or SMC fallbacks: smc CODE",
 	  0 },
-	{ "mask only", cmd_mask_only, "FIELD VALUE ...",
+	{ "rule only", cmd_rule_only, "FIELD VALUE ...",
 	  "show only drops matching this (or another only) rule", 0 },
-	{ "mask del", cmd_mask_del, "ID", "remove a rule", 0 },
-	{ "mask list", cmd_mask_list, "", "the rules with their hit counts", 0 },
-	{ "mask clear", cmd_simple, "", "remove every rule",
-	  DROPSCOPE_CMD_MASK_CLEAR },
+	{ "rule del", cmd_rule_del, "ID", "remove a rule", 0 },
+	{ "rule list", cmd_rule_list, "", "the rules with their hit counts", 0 },
+	{ "rule clear", cmd_simple, "", "remove every rule",
+	  DROPSCOPE_CMD_RULE_CLEAR },
 	{ "reset", cmd_simple, "", "set all totals and statistics to zero",
 	  DROPSCOPE_CMD_RESET },
 	{ "capture", cmd_capture,
@@ -479,9 +479,29 @@ static int ds_cmd_match(const char *name, int argc, char **argv)
 	return *p ? -1 : i;
 }
 
+/* The older spellings of commands: they run, and are neither listed nor
+ * offered. */
+static const struct {
+	const char *older, *name;
+} ds_older[] = {
+	{ "show masks", "rule list" }, { "mask add", "rule mask" },
+	{ "mask only", "rule only" }, { "mask del", "rule del" },
+	{ "mask list", "rule list" }, { "mask clear", "rule clear" },
+};
+
+static const struct ds_cmd *ds_cmd_named(const char *name)
+{
+	const struct ds_cmd *c;
+
+	for (c = ds_cmds; c->name && strcmp(c->name, name); c++)
+		;
+	return c->name ? c : NULL;
+}
+
 const struct ds_cmd *ds_cmd_find(int argc, char **argv, int *used)
 {
 	const struct ds_cmd *c;
+	size_t i;
 	int n;
 
 	for (c = ds_cmds; c->name; c++) {
@@ -490,6 +510,14 @@ const struct ds_cmd *ds_cmd_find(int argc, char **argv, int *used)
 			if (used)
 				*used = n;
 			return c;
+		}
+	}
+	for (i = 0; i < DS_N(ds_older); i++) {
+		n = ds_cmd_match(ds_older[i].older, argc, argv);
+		if (n > 0) {
+			if (used)
+				*used = n;
+			return ds_cmd_named(ds_older[i].name);
 		}
 	}
 	return NULL;

@@ -200,7 +200,7 @@ static void ds_complete_args(const struct ds_cmd *c, char **args, int n,
 	struct ds_group g;
 
 	if (strstr(c->args, "FIELD VALUE")) {
-		/* mask add, mask only: FIELD VALUE pairs */
+		/* rule mask, rule only: FIELD VALUE pairs */
 		const char *const *f;
 
 		if (n % 2) {

@@ -22,14 +22,14 @@ int cmd_complete(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		 char **argv);
 int cmd_completion(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		   char **argv);
-/* mask.c */
-int cmd_mask_add(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+/* rules.c */
+int cmd_rule_mask(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		 char **argv);
-int cmd_mask_only(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+int cmd_rule_only(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		  char **argv);
-int cmd_mask_del(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+int cmd_rule_del(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		 char **argv);
-int cmd_mask_list(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+int cmd_rule_list(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		  char **argv);
 /* sessions.c */
 int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,

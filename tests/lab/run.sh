@@ -593,23 +593,23 @@ test_bad_input() {
 		--do config-set
 	ybad "stop while stopped" "*EALREADY*not running*" --do stop
 	ybad "rule on l4 0" "*EINVAL*l4: 0*cannot be matched*" \
-		--do mask-add --json '{"rule": {"mode": "mask", "l4": 0}}'
+		--do rule-add --json '{"rule": {"mode": "mask", "l4": 0}}'
 	ybad "rule on l3 0" "*EINVAL*l3: 0*cannot be matched*" \
-		--do mask-add --json '{"rule": {"mode": "mask", "l3": 0}}'
+		--do rule-add --json '{"rule": {"mode": "mask", "l3": 0}}'
 	ybad "rule nest with nothing to match" "*EINVAL*empty rule*" \
-		--do mask-add --json '{"rule": {"mode": "mask"}}'
+		--do rule-add --json '{"rule": {"mode": "mask"}}'
 	ybad "rule with a reply-only field" "*EINVAL*hits*" \
-		--do mask-add --json '{"rule": {"l4": 17, "hits": 1}}'
+		--do rule-add --json '{"rule": {"l4": 17, "hits": 1}}'
 	ybad "rule on ifindex 0" "*ERANGE*ifindex*" \
-		--do mask-add --json '{"rule": {"ifindex": 0}}'
+		--do rule-add --json '{"rule": {"ifindex": 0}}'
 	ybad "rule of an unknown mode" "*ERANGE*mode*" \
-		--do mask-add --json '{"rule": {"mode": 2, "l4": 17}}'
+		--do rule-add --json '{"rule": {"mode": 2, "l4": 17}}'
 	ybad "rule given an id" "*EINVAL*the kernel gives rule ids*" \
-		--do mask-add --json '{"rule": {"id": 5, "l4": 17}}'
+		--do rule-add --json '{"rule": {"id": 5, "l4": 17}}'
 	ybad "delete a rule that does not exist" "*ENOENT*no rule has this id*" \
-		--do mask-del --json '{"rule": {"id": 99}}'
+		--do rule-del --json '{"rule": {"id": 99}}'
 	ybad "rule with a site range without its end" "*EINVAL*start and end*" \
-		--do mask-add --json '{"rule": {"loc-start": 1}}'
+		--do rule-add --json '{"rule": {"loc-start": 1}}'
 	for args in "set interval 5ms" "set interval 61s" "set interval 5h" "set interval fast" \
 		"show sites top 0" "show sites bogus" "bogus" "start now"; do
 		# shellcheck disable=SC2086

@@ -262,7 +262,7 @@ struct ds_stats_read {
 
 int ds_stats_fetch(struct ds_nl *nl, struct ds_stats_read *st);
 
-/* rule.c: rules, the words of mask add and capture, and the wire */
+/* rule.c: rules, the words of rule mask|only and capture, and the wire */
 enum ds_rule_field {
 	DS_RF_SITE, DS_RF_REASON, DS_RF_DEV, DS_RF_L3, DS_RF_L4, DS_RF_NETNS,
 	DS_RF_SMC, DS_RF_COUNT

@@ -27,7 +27,7 @@ const char *const ds_rule_fields[] = {
 
 static int ds_bad(const char *what, const char *value, const char *why)
 {
-	fprintf(stderr, "dropscope: mask: %s '%s': %s\n", what, value, why);
+	fprintf(stderr, "dropscope: rule: %s '%s': %s\n", what, value, why);
 	return DS_EUSAGE;
 }
 
@@ -241,7 +241,7 @@ static int ds_rule_id_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 
 int ds_rule_add(struct ds_nl *nl, const struct ds_rule *r, uint32_t *id)
 {
-	struct nl_msg *msg = ds_nl_msg(nl, DROPSCOPE_CMD_MASK_ADD, false);
+	struct nl_msg *msg = ds_nl_msg(nl, DROPSCOPE_CMD_RULE_ADD, false);
 	struct ds_rule add = *r;
 
 	add.id = 0;
@@ -254,7 +254,7 @@ int ds_rule_add(struct ds_nl *nl, const struct ds_rule *r, uint32_t *id)
 
 int ds_rule_del(struct ds_nl *nl, uint32_t id)
 {
-	struct nl_msg *msg = ds_nl_msg(nl, DROPSCOPE_CMD_MASK_DEL, false);
+	struct nl_msg *msg = ds_nl_msg(nl, DROPSCOPE_CMD_RULE_DEL, false);
 	struct ds_rule del = { .id = id };
 
 	if (msg && ds_rule_put(msg, &del)) {
@@ -289,6 +289,6 @@ static void ds_rules_reset(void *arg)
 
 int ds_rules_fetch(struct ds_nl *nl, struct ds_rules *l)
 {
-	return ds_nl_dump(nl, DROPSCOPE_CMD_MASK_GET, ds_rules_cb,
+	return ds_nl_dump(nl, DROPSCOPE_CMD_RULE_GET, ds_rules_cb,
 			  ds_rules_reset, l);
 }

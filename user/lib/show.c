@@ -29,7 +29,7 @@ static const struct ds_col ds_site_cols[] = {
 /*
  * watch: one line per site of an alert message, no header; the packet
  * fields follow the site as "dev NAME netns NAME l3 NAME l4 NAME", the
- * words "mask add" takes.
+ * words "rule mask" takes.
  */
 static const struct ds_col ds_alert_cols[] = {
 	{ "time", NULL, "", 0, 0 },

@@ -88,7 +88,7 @@
  *
  * DROPSCOPE_CMD_ALERT: sent by the kernel only, on DROPSCOPE_MCGRP_ALERTS.
  *
- * DROPSCOPE_CMD_MASK_ADD: takes one DROPSCOPE_A_RULE nest (see below) and
+ * DROPSCOPE_CMD_RULE_ADD: takes one DROPSCOPE_A_RULE nest (see below) and
  *     replies with the rule, its DROPSCOPE_RULE_A_ID included. At most
  *     DROPSCOPE_MAX_RULES rules. A rule matches a drop when every field it
  *     has matches. A drop that matches a MASK rule is masked, counted in
@@ -100,11 +100,11 @@
  *     right before any rule change: a drop is judged by the rules in force
  *     at the fold that first counts it. Rules survive stop and start.
  *
- * DROPSCOPE_CMD_MASK_DEL: takes DROPSCOPE_A_RULE with DROPSCOPE_RULE_A_ID.
+ * DROPSCOPE_CMD_RULE_DEL: takes DROPSCOPE_A_RULE with DROPSCOPE_RULE_A_ID.
  *
- * DROPSCOPE_CMD_MASK_GET (dump): one message per rule, in match order.
+ * DROPSCOPE_CMD_RULE_GET (dump): one message per rule, in match order.
  *
- * DROPSCOPE_CMD_MASK_CLEAR: removes every rule.
+ * DROPSCOPE_CMD_RULE_CLEAR: removes every rule.
  *
  * DROPSCOPE_CMD_SESSIONS_GET (dump): one message per live TCP session with
  *     one DROPSCOPE_A_SESSION nest, its counters read from the socket as
@@ -377,10 +377,10 @@ enum dropscope_cmd {
 	DROPSCOPE_CMD_STATS_GET,
 	DROPSCOPE_CMD_RESET,
 	DROPSCOPE_CMD_ALERT,
-	DROPSCOPE_CMD_MASK_ADD,
-	DROPSCOPE_CMD_MASK_DEL,
-	DROPSCOPE_CMD_MASK_GET,
-	DROPSCOPE_CMD_MASK_CLEAR,
+	DROPSCOPE_CMD_RULE_ADD,
+	DROPSCOPE_CMD_RULE_DEL,
+	DROPSCOPE_CMD_RULE_GET,
+	DROPSCOPE_CMD_RULE_CLEAR,
 	DROPSCOPE_CMD_SESSIONS_GET,
 	DROPSCOPE_CMD_CLOSED_GET,
 	DROPSCOPE_CMD_SMC_GET,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Mask rules: "mask add|only FIELD VALUE ...", "mask del ID", "mask list"
- * ("mask clear" is the table's). The words are the library's (lib/rule.c),
- * which resolves them against the running system.
+ * Rules: "rule mask|only FIELD VALUE ...", "rule del ID", "rule list" (and
+ * "show rules"; "rule clear" is the table's). A rule's mode is mask (hide
+ * what matches) or only (show nothing else). The words are the library's
+ * (lib/rule.c), which resolves them against the running system.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 
 #include "dropscope.h"
 
-static int ds_mask_add(struct ds_ctx *ctx, uint8_t mode, int argc,
+static int ds_rule_add_words(struct ds_ctx *ctx, uint8_t mode, int argc,
 		       char **argv)
 {
 	struct ds_print p = { .f = stdout, .json = ctx->json };
@@ -34,28 +35,28 @@ static int ds_mask_add(struct ds_ctx *ctx, uint8_t mode, int argc,
 	return DS_OK;
 }
 
-int cmd_mask_add(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+int cmd_rule_mask(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		 char **argv)
 {
 	(void)self;
-	return ds_mask_add(ctx, DROPSCOPE_RULE_MASK, argc, argv);
+	return ds_rule_add_words(ctx, DROPSCOPE_RULE_MASK, argc, argv);
 }
 
-int cmd_mask_only(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+int cmd_rule_only(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		  char **argv)
 {
 	(void)self;
-	return ds_mask_add(ctx, DROPSCOPE_RULE_ONLY, argc, argv);
+	return ds_rule_add_words(ctx, DROPSCOPE_RULE_ONLY, argc, argv);
 }
 
-int cmd_mask_del(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+int cmd_rule_del(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		 char **argv)
 {
 	uint64_t id;
 	int err;
 
 	if (argc != 1 || ds_parse_u64(argv[0], 1, UINT32_MAX, &id))
-		return ds_usage(self, "give a rule id (see: mask list)");
+		return ds_usage(self, "give a rule id (see: rule list)");
 	err = ds_ctx_nl(ctx);
 	if (err)
 		return err;
@@ -63,19 +64,19 @@ int cmd_mask_del(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	return err ? ds_fail(ctx, err) : DS_OK;
 }
 
-/* The packet fields of a rule, in the order "mask list" prints them. */
+/* The packet fields of a rule, in the order "rule list" prints them. */
 static const struct {
 	enum ds_rule_field field;
 	const char *fmt;
 	const char *(*name)(uint32_t v, char *buf, size_t len);
-} ds_mask_fields[] = {
+} ds_list_fields[] = {
 	{ DS_RF_DEV, "dev %s", ds_dev_name },
 	{ DS_RF_L3, "l3 %s", ds_l3_name },
 	{ DS_RF_L4, "l4 %s", ds_l4_name },
 	{ DS_RF_NETNS, "netns %s", ds_netns_name },
 };
 
-static uint32_t ds_mask_field(const struct ds_rule *r, enum ds_rule_field f)
+static uint32_t ds_list_field(const struct ds_rule *r, enum ds_rule_field f)
 {
 	switch (f) {
 	case DS_RF_DEV:
@@ -89,8 +90,8 @@ static uint32_t ds_mask_field(const struct ds_rule *r, enum ds_rule_field f)
 	}
 }
 
-/* One rule: its id, mode and hits, then its fields as "mask add" takes them. */
-static void ds_mask_print(struct ds_print *p, struct ds_ctx *ctx,
+/* One rule: its id, mode and hits, then its fields as "rule mask" takes them. */
+static void ds_rule_print(struct ds_print *p, struct ds_ctx *ctx,
 			  const struct ds_reasons *reasons,
 			  const struct ds_rule *r)
 {
@@ -123,13 +124,13 @@ static void ds_mask_print(struct ds_print *p, struct ds_ctx *ctx,
 		snprintf(val, sizeof(val), "0x%08" PRIx32, r->smc_reason);
 		ds_print_str(p, DS_ANY, "smc", "smc %s", val);
 	}
-	for (j = 0; j < DS_N(ds_mask_fields); j++) {
-		enum ds_rule_field f = ds_mask_fields[j].field;
+	for (j = 0; j < DS_N(ds_list_fields); j++) {
+		enum ds_rule_field f = ds_list_fields[j].field;
 
 		if (!(r->has & 1U << f))
 			continue;
-		ds_print_str(p, DS_ANY, ds_rule_fields[f], ds_mask_fields[j].fmt,
-			     ds_mask_fields[j].name(ds_mask_field(r, f), val,
+		ds_print_str(p, DS_ANY, ds_rule_fields[f], ds_list_fields[j].fmt,
+			     ds_list_fields[j].name(ds_list_field(r, f), val,
 						    sizeof(val)));
 	}
 	ds_print_close_obj(p);
@@ -143,7 +144,7 @@ static const struct ds_col ds_rule_cols[] = {
 	{ NULL, "MATCH", "  ", 0, 0 },
 };
 
-int cmd_mask_list(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+int cmd_rule_list(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		  char **argv)
 {
 	struct ds_print p = { .f = stdout, .json = ctx->json };
@@ -166,7 +167,7 @@ int cmd_mask_list(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	ds_print_open_table(&p, NULL, ds_rule_cols, DS_NCOLS(ds_rule_cols),
 			    DS_TABLE_HEAD);
 	for (i = 0; i < l.n; i++)
-		ds_mask_print(&p, ctx, reasons, &l.v[i]);
+		ds_rule_print(&p, ctx, reasons, &l.v[i]);
 	ds_print_close_table(&p);
 	if (!l.n)
 		ds_print_text(&p, "no rules\n");
