@@ -27,7 +27,7 @@ KSFT_SKIP=4
 
 # The tests, in the order they run.
 TESTS=(load accounting two_cpus overflow batching stalled_listener
-	bad_input unload shell
+	bad_input contract unload shell
 	mask_site mask_reason mask_dev mask_device_gate mask_netns mask_l3
 	mask_l4 mask_unread_udp mask_combined mask_only mask_churn mask_limit
 	mask_bad_rules alert_threshold alert_top alert_ratelimit watch_order
@@ -728,6 +728,8 @@ done
 . tests/lab/cycles.sh
 # shellcheck source=tests/lab/preempt.sh
 . tests/lab/preempt.sh
+# shellcheck source=tests/lab/contract.sh
+. tests/lab/contract.sh
 for t in "${TESTS[@]}"; do
 	declare -F "test_$t" > /dev/null || { echo "Bail out! test_$t is listed but not defined"; exit 1; }
 done

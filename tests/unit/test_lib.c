@@ -13,8 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
 #include <cmocka.h>
+#include <linux/rtnetlink.h>
+#include <linux/smc_diag.h>
 #include <netlink/attr.h>
+#include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
 #include "lib/ds.h"
@@ -442,6 +446,255 @@ static void test_capture_read(void **state)
 	nlmsg_free(m);
 }
 
+/* ---- configuration, statistics, reasons ------------------------------------ */
+
+static void test_config_stats_reasons(void **state)
+{
+	struct ds_stats_read st;
+	struct ds_reasons r = { 0 };
+	struct ds_config cfg = { 0 };
+	struct nl_msg *m = canned_new();
+	struct canned c;
+	struct nlattr *n;
+
+	(void)state;
+	nla_put_u8(m, DROPSCOPE_A_RUNNING, 1);
+	nla_put_u32(m, DROPSCOPE_A_INTERVAL_MS, 250);
+	nla_put_u32(m, DROPSCOPE_A_CAPACITY, 4096);
+	nla_put_u32(m, DROPSCOPE_A_TOP, 7);
+	nla_put_u32(m, DROPSCOPE_A_PARTS, DROPSCOPE_PART_DROPS);
+	canned_parse(&c, m);
+	assert_int_equal(ds_config_cb(c.tb, c.attrs, c.len, &cfg), 0);
+	assert_true(cfg.running);
+	assert_int_equal(cfg.interval_ms, 250);
+	assert_int_equal(cfg.capacity, 4096);
+	assert_int_equal(cfg.top, 7);
+	assert_int_equal(cfg.parts, DROPSCOPE_PART_DROPS);
+	nlmsg_free(m);
+	/* a configuration without its interval */
+	m = canned_new();
+	nla_put_u8(m, DROPSCOPE_A_RUNNING, 1);
+	nla_put_u32(m, DROPSCOPE_A_CAPACITY, 4096);
+	canned_parse(&c, m);
+	assert_int_equal(ds_config_cb(c.tb, c.attrs, c.len, &cfg), -EINVAL);
+	nlmsg_free(m);
+
+	/* statistics: a u64 of the wrong size is not taken */
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_STATS);
+	nla_put_u64(m, DROPSCOPE_STATS_A_EVENTS, 10);
+	nla_put_u64(m, DROPSCOPE_STATS_A_MASKED, 3);
+	nla_put_u32(m, DROPSCOPE_STATS_A_SHOWN, 7);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(ds_stats_cb(c.tb, c.attrs, c.len, &st), 0);
+	assert_true(st.has[DROPSCOPE_STATS_A_EVENTS]);
+	assert_int_equal(st.v[DROPSCOPE_STATS_A_EVENTS], 10);
+	assert_int_equal(st.v[DROPSCOPE_STATS_A_MASKED], 3);
+	assert_false(st.has[DROPSCOPE_STATS_A_SHOWN]);
+	nlmsg_free(m);
+	m = canned_new();
+	canned_parse(&c, m);
+	assert_int_equal(ds_stats_cb(c.tb, c.attrs, c.len, &st), -EINVAL);
+	nlmsg_free(m);
+
+	/* reasons: appended, one a message; a reason without its name */
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_REASON);
+	nla_put_u32(m, DROPSCOPE_REASON_A_ID, 2);
+	nla_put_string(m, DROPSCOPE_REASON_A_NAME, "NO_SOCKET");
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_reasons_cb(c.tb, c.attrs, c.len, &r), 0);
+	assert_int_equal(ds_reasons_cb(c.tb, c.attrs, c.len, &r), 0);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.v[1].name, "NO_SOCKET");
+	nlmsg_free(m);
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_REASON);
+	nla_put_u32(m, DROPSCOPE_REASON_A_ID, 3);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_reasons_cb(c.tb, c.attrs, c.len, &r), -EINVAL);
+	assert_int_equal(r.n, 2);
+	nlmsg_free(m);
+	free(r.v);
+}
+
+/* ---- SMC ------------------------------------------------------------------ */
+
+static void test_smc_own(void **state)
+{
+	struct nl_msg *m = canned_new();
+	struct ds_smc_own o = { 0 };
+	struct canned c;
+	struct nlattr *n;
+
+	(void)state;
+	n = nla_nest_start(m, DROPSCOPE_A_SMC);
+	nla_put_u8(m, DROPSCOPE_SMC_A_HOOKED, 1);
+	nla_put_u64(m, DROPSCOPE_SMC_A_FALLBACKS, 5);
+	nla_put_u64(m, DROPSCOPE_SMC_A_TX_BYTES, 1000);
+	nla_nest_end(m, n);
+	n = nla_nest_start(m, DROPSCOPE_A_SMC_FALLBACK);
+	nla_put_u32(m, DROPSCOPE_SMC_FB_A_CODE, 0x03010000);
+	nla_put_u8(m, DROPSCOPE_SMC_FB_A_SIDE, DROPSCOPE_SMC_CLIENT);
+	nla_put_u64(m, DROPSCOPE_SMC_FB_A_TOTAL, 5);
+	nla_put_u64(m, DROPSCOPE_SMC_FB_A_MASKED, 1);
+	nla_nest_end(m, n);
+	n = nla_nest_start(m, DROPSCOPE_A_SMC_DEV);
+	nla_put_string(m, DROPSCOPE_SMC_DEV_A_NAME, "rxe0");
+	nla_put_u64(m, DROPSCOPE_SMC_DEV_A_RX_BYTES, 300);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_smc_own_cb(c.tb, c.attrs, c.len, &o), 0);
+	assert_int_equal(o.hooked, 1);
+	assert_int_equal(o.v[DROPSCOPE_SMC_A_FALLBACKS], 5);
+	assert_int_equal(o.v[DROPSCOPE_SMC_A_TX_BYTES], 1000);
+	assert_int_equal(o.fbs.nfb, 1);
+	assert_int_equal(o.fbs.fb[0].count, 5);
+	assert_int_equal(o.fbs.fb[0].masked, 1);
+	assert_false(o.fbs.fb[0].server);
+	assert_int_equal(o.ndevs, 1);
+	assert_string_equal(o.devs[0].name, "rxe0");
+	assert_int_equal(o.devs[0].v[2], 300);
+	ds_smc_own_free(&o);
+	nlmsg_free(m);
+
+	/* no counters nest; a device without its name; more devices than
+	 * the module sends */
+	m = canned_new();
+	put_site(m, 1, 1, 1, 1);
+	canned_parse(&c, m);
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(ds_smc_own_cb(c.tb, c.attrs, c.len, &o), -EINVAL);
+	nlmsg_free(m);
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_SMC);
+	nla_put_u8(m, DROPSCOPE_SMC_A_HOOKED, 1);
+	nla_nest_end(m, n);
+	n = nla_nest_start(m, DROPSCOPE_A_SMC_DEV);
+	nla_put_u64(m, DROPSCOPE_SMC_DEV_A_RX_BYTES, 300);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(ds_smc_own_cb(c.tb, c.attrs, c.len, &o), -EINVAL);
+	ds_smc_own_free(&o);
+	nlmsg_free(m);
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_SMC);
+	nla_put_u8(m, DROPSCOPE_SMC_A_HOOKED, 1);
+	nla_nest_end(m, n);
+	for (int i = 0; i < 17; i++) {
+		n = nla_nest_start(m, DROPSCOPE_A_SMC_DEV);
+		nla_put_string(m, DROPSCOPE_SMC_DEV_A_NAME, "rxe");
+		nla_nest_end(m, n);
+	}
+	canned_parse(&c, m);
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(ds_smc_own_cb(c.tb, c.attrs, c.len, &o), -EINVAL);
+	assert_int_equal(o.ndevs, 16);
+	ds_smc_own_free(&o);
+	nlmsg_free(m);
+}
+
+/* A message of smc.ko's family: the genetlink header, then attrs. */
+static struct nl_msg *smc_msg(void)
+{
+	struct nl_msg *m = canned_new();
+
+	assert_non_null(genlmsg_put(m, 0, 0, 30, 0, 0, 1, 1));
+	return m;
+}
+
+static void test_smc_kernel(void **state)
+{
+	struct ds_smc_stats st;
+	struct nl_msg *m = smc_msg();
+	struct nlattr *n, *t;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	n = nla_nest_start(m, SMC_GEN_STATS);
+	t = nla_nest_start(m, SMC_NLA_STATS_SMCR_TECH);
+	nla_put_u64(m, SMC_NLA_STATS_T_TX_BYTES, 4096);
+	nla_nest_end(m, t);
+	nla_put_u64(m, SMC_NLA_STATS_SRV_HS_ERR_CNT, 2);
+	nla_nest_end(m, n);
+	assert_int_equal(ds_smc_stats_cb(m, &st), NL_OK);
+	assert_true(st.got);
+	assert_int_equal(st.tech[0].v[SMC_NLA_STATS_T_TX_BYTES], 4096);
+	assert_int_equal(st.hs_err[1], 2);
+	nlmsg_free(m);
+	/* a message without the stats: skipped, nothing taken */
+	m = smc_msg();
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(ds_smc_stats_cb(m, &st), NL_SKIP);
+	assert_false(st.got);
+	nlmsg_free(m);
+
+	m = smc_msg();
+	n = nla_nest_start(m, SMC_GEN_FBACK_STATS);
+	nla_put_u8(m, SMC_NLA_FBACK_STATS_TYPE, 1);
+	nla_put_u32(m, SMC_NLA_FBACK_STATS_RSN_CODE, 0x03030000);
+	nla_put_u16(m, SMC_NLA_FBACK_STATS_RSN_CNT, 9);
+	nla_put_u64(m, SMC_NLA_FBACK_STATS_SRV_CNT, 9);
+	nla_nest_end(m, n);
+	assert_int_equal(ds_smc_fback_cb(m, &st), NL_OK);
+	assert_int_equal(st.nfb, 1);
+	assert_true(st.fb[0].server);
+	assert_int_equal(st.fb[0].count, 9);
+	assert_int_equal(st.fback[1], 9);
+	assert_string_equal(ds_smc_reason_name(st.fb[0].code),
+			    "no SMC device found (R or D)");
+	nlmsg_free(m);
+	/* a reason without its code */
+	m = smc_msg();
+	n = nla_nest_start(m, SMC_GEN_FBACK_STATS);
+	nla_put_u8(m, SMC_NLA_FBACK_STATS_TYPE, 1);
+	nla_nest_end(m, n);
+	assert_int_equal(ds_smc_fback_cb(m, &st), NL_SKIP);
+	assert_int_equal(st.nfb, 1);
+	nlmsg_free(m);
+	free(st.fb);
+}
+
+static void test_smc_diag(void **state)
+{
+	struct {
+		struct nlmsghdr h;
+		struct smc_diag_msg r;
+		struct rtattr a;
+		struct smc_diag_fallback fb;
+	} msg;
+	struct ds_smc_socks out = { 0 };
+
+	(void)state;
+	memset(&msg, 0, sizeof(msg));
+	msg.h.nlmsg_len = sizeof(msg);
+	msg.r.diag_state = 1;
+	msg.r.id.idiag_sport = htons(5000);
+	msg.r.id.idiag_dport = htons(40000);
+	msg.r.id.idiag_src[0] = htonl(0x7f000001);
+	msg.r.id.idiag_dst[0] = htonl(0x7f000001);
+	msg.a.rta_type = SMC_DIAG_FALLBACK;
+	msg.a.rta_len = RTA_LENGTH(sizeof(msg.fb));
+	msg.fb.reason = 0x03010000;
+	assert_int_equal(ds_smc_diag_msg(&msg.h, &out), 0);
+	assert_int_equal(out.n, 1);
+	assert_string_equal(out.v[0].laddr, "127.0.0.1:5000");
+	assert_string_equal(out.v[0].raddr, "127.0.0.1:40000");
+	assert_true(out.v[0].has_reason);
+	assert_int_equal(out.v[0].reason, 0x03010000);
+	assert_string_equal(ds_smc_state_name(out.v[0].state), "ACTIVE");
+	/* cut short of its header: refused, nothing added */
+	msg.h.nlmsg_len = NLMSG_LENGTH(sizeof(msg.r) - 1);
+	assert_int_equal(ds_smc_diag_msg(&msg.h, &out), -EINVAL);
+	assert_int_equal(out.n, 1);
+	free(out.v);
+}
+
 /* ---- pcapng --------------------------------------------------------------- */
 
 static uint32_t le32(const unsigned char *p)
@@ -495,6 +748,10 @@ int main(void)
 		cmocka_unit_test(test_rule_words),
 		cmocka_unit_test(test_rule_wire),
 		cmocka_unit_test(test_capture_read),
+		cmocka_unit_test(test_config_stats_reasons),
+		cmocka_unit_test(test_smc_own),
+		cmocka_unit_test(test_smc_kernel),
+		cmocka_unit_test(test_smc_diag),
 		cmocka_unit_test(test_pcapng_blocks),
 	};
 

@@ -506,4 +506,25 @@ void ds_stamp(char *buf, size_t len);
 int ds_watch_open(struct ds_nl **nl);
 int ds_watch_loop(struct ds_loop *l);
 
+/*
+ * The readers of one message, as the fetches above hand them each reply
+ * (ds_msg_fn); what they read goes to arg. Tested with canned messages.
+ */
+int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+		 void *arg);	/* struct ds_config */
+int ds_sites_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+		void *arg);	/* struct ds_sites, appended to */
+int ds_reasons_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+		  void *arg);	/* struct ds_reasons, appended to */
+int ds_stats_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+		void *arg);	/* struct ds_stats_read */
+int ds_smc_own_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+		  void *arg);	/* struct ds_smc_own */
+/* smc.ko's replies (libnl's callbacks), into struct ds_smc_stats */
+int ds_smc_stats_cb(struct nl_msg *msg, void *arg);
+int ds_smc_fback_cb(struct nl_msg *msg, void *arg);
+/* One SMC sock_diag message, appended to out */
+struct nlmsghdr;
+int ds_smc_diag_msg(struct nlmsghdr *h, struct ds_smc_socks *out);
+
 #endif /* DS_LIB_H */

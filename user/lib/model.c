@@ -37,7 +37,7 @@ int ds_send_u32(struct ds_ctx *ctx, uint8_t cmd, int attr, uint32_t v)
 	return err ? ds_fail(ctx, err) : DS_OK;
 }
 
-static int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			void *arg)
 {
 	struct ds_config *c = arg;
@@ -67,7 +67,7 @@ static int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 	return 0;
 }
 
-static int ds_sites_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+int ds_sites_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			void *arg)
 {
 	struct ds_sites *s = arg;
@@ -99,7 +99,7 @@ int ds_sites_fetch(struct ds_nl *nl, struct ds_sites *s)
 			  ds_sites_reset, s);
 }
 
-static int ds_reasons_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+int ds_reasons_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			void *arg)
 {
 	struct nlattr *r[DROPSCOPE_REASON_A_MAX + 1];
@@ -150,7 +150,7 @@ int ds_reasons_get(struct ds_ctx *ctx, struct ds_reasons *r)
 	return DS_OK;
 }
 
-static int ds_stats_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+int ds_stats_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			void *arg)
 {
 	struct nlattr *t[DROPSCOPE_STATS_A_MAX + 1];

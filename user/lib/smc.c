@@ -160,7 +160,7 @@ static void ds_smc_tech_parse(struct ds_smc_tech *t, struct nlattr *nest)
 	}
 }
 
-static int ds_smc_stats_cb(struct nl_msg *msg, void *arg)
+int ds_smc_stats_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[SMC_GEN_MAX + 1], *st[SMC_NLA_STATS_MAX + 1];
 	struct ds_smc_stats *s = arg;
@@ -203,7 +203,7 @@ static struct ds_smc_fback *ds_smc_fback_add(struct ds_smc_stats *s,
 	return f;
 }
 
-static int ds_smc_fback_cb(struct nl_msg *msg, void *arg)
+int ds_smc_fback_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[SMC_GEN_MAX + 1];
 	struct nlattr *fb[SMC_NLA_FBACK_STATS_MAX + 1];
@@ -323,7 +323,7 @@ static int ds_smc_dev_parse(struct nlattr *at, struct ds_smc_own *o)
 	return 0;
 }
 
-static int ds_smc_own_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+int ds_smc_own_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			 void *arg)
 {
 	struct nlattr *t[DROPSCOPE_SMC_A_MAX + 1];
@@ -393,7 +393,7 @@ static void ds_smc_addr(const __be32 *a, const __be32 *b, uint16_t port,
 	snprintf(buf, len, v4 ? "%s:%u" : "[%s]:%u", s, port);
 }
 
-static int ds_smc_diag_msg(struct nlmsghdr *h, struct ds_smc_socks *out)
+int ds_smc_diag_msg(struct nlmsghdr *h, struct ds_smc_socks *out)
 {
 	struct smc_diag_msg *r = NLMSG_DATA(h);
 	struct rtattr *a;
