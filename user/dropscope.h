@@ -76,38 +76,7 @@ struct ds_top_args {
 int ds_top_parse(struct ds_top_args *t, int argc, char **argv,
 		 const char **err);
 
-/* export.c: Prometheus metrics, the families in their output order */
-enum ds_metric_family {
-	DS_MF_UP,
-	DS_MF_EPOCHS,
-	DS_MF_READ_ERRORS,
-	DS_MF_SITES_LIMIT,
-	DS_MF_DROPS,
-	DS_MF_DROPS_MASKED,
-	DS_MF_UNSITED,
-	DS_MF_SITES,
-	DS_MF_ROUNDS,
-	DS_MF_ALERTS,
-	DS_MF_ALERTS_LOST,
-	DS_MF_ALERTS_HELD,
-	DS_MF_FOLDS,
-	DS_MF_SESS_OPENED,
-	DS_MF_SESS_CLOSED,
-	DS_MF_SESS_LIVE,
-	DS_MF_SESS_LOST,
-	DS_MF_SESS_MASKED,
-	DS_MF_SMC_FALLBACKS,
-	DS_MF_SMC_BYTES,
-	DS_MF_SMC_COPIES,
-	DS_MF_SMC_DEV_BYTES,
-	DS_MF_SMC_LINK_DOWNS,
-	DS_MF_COUNT
-};
-
-struct ds_metrics;
-/* A value of a series in this read; labels 'a="x",b="y"' or "". */
-void ds_metric(struct ds_metrics *m, int family, const char *labels,
-	       uint64_t v);
+/* export.c */
 int ds_export_listen(const char *spec, char *why, size_t len);
 
 #endif /* DROPSCOPE_CLI_H */

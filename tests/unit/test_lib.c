@@ -695,6 +695,94 @@ static void test_smc_diag(void **state)
 	free(out.v);
 }
 
+/* ---- Prometheus text ------------------------------------------------------ */
+
+/* One read of made-up totals: the epoch, overflow and sites, two sites. */
+static void metrics_read(struct ds_metrics *m, uint64_t epoch,
+			 uint64_t overflow, uint64_t sites, uint64_t a,
+			 uint64_t b)
+{
+	uint64_t v[DROPSCOPE_STATS_A_MAX + 1] = { 0 };
+	struct ds_site s[2] = {
+		{ .total = a, .masked = 1, .reason_name = "NO_SOCKET",
+		  .symbol = "__udp4_lib_rcv+0x10/0x20" },
+		{ .total = b, .reason_name = "A\"B", .symbol = "x\\y" },
+	};
+	struct ds_sites all = { .v = s, .n = 2 };
+
+	v[DROPSCOPE_STATS_A_OVERFLOW] = overflow;
+	v[DROPSCOPE_STATS_A_SITES] = sites;
+	m->up = true;
+	m->reads++;
+	ds_metrics_epoch(m, epoch);
+	ds_metrics_stats(m, v);
+	ds_metrics_sites(m, &all);
+	ds_metrics_finish(m);
+}
+
+/* The line of the text that starts with what, or "". */
+static const char *metrics_line(const char *text, const char *what,
+				char *buf, size_t len)
+{
+	const char *p;
+
+	buf[0] = '\0';
+	for (p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, what, strlen(what))) {
+			snprintf(buf, len, "%.*s", (int)strcspn(p, "\n"), p);
+			break;
+		}
+	}
+	return buf;
+}
+
+static void test_metrics_text(void **state)
+{
+	struct ds_metrics m = { .max_sites = 1 };
+	char *text, buf[256];
+	size_t len;
+
+	(void)state;
+	metrics_read(&m, 5, 2, 9, 10, 4);
+	text = ds_metrics_text(&m, &len);
+	assert_non_null(text);
+	assert_int_equal(strlen(text), len);
+	/* a family: its HELP and TYPE once, then its series */
+	assert_non_null(strstr(text, "# HELP dropscope_drops_total "));
+	assert_non_null(strstr(text, "# TYPE dropscope_drops_total counter\n"));
+	assert_non_null(strstr(text, "# TYPE dropscope_sites gauge\n"));
+	/* the first site has its label; the next is "other"; labels escaped;
+	 * drops count the masked ones too */
+	assert_string_equal(metrics_line(text, "dropscope_drops_total{reason=\"NO_SOCKET\"", buf, sizeof(buf)),
+			    "dropscope_drops_total{reason=\"NO_SOCKET\",site=\"__udp4_lib_rcv+0x10/0x20\"} 11");
+	assert_string_equal(metrics_line(text, "dropscope_drops_total{reason=\"A", buf, sizeof(buf)),
+			    "dropscope_drops_total{reason=\"A\\\"B\",site=\"other\"} 4");
+	assert_string_equal(metrics_line(text, "dropscope_drops_unsited_total{cause=\"table_full\"}", buf, sizeof(buf)),
+			    "dropscope_drops_unsited_total{cause=\"table_full\"} 2");
+	assert_string_equal(metrics_line(text, "dropscope_up ", buf, sizeof(buf)),
+			    "dropscope_up 1");
+	assert_string_equal(metrics_line(text, "dropscope_exporter_site_labels_limit ", buf, sizeof(buf)),
+			    "dropscope_exporter_site_labels_limit 1");
+	free(text);
+
+	/* the same epoch, more drops; then a new epoch from zero: counters
+	 * go on from where they were, gauges take the new value */
+	metrics_read(&m, 5, 3, 9, 20, 4);
+	metrics_read(&m, 6, 1, 2, 5, 0);
+	text = ds_metrics_text(&m, &len);
+	assert_non_null(text);
+	assert_string_equal(metrics_line(text, "dropscope_drops_total{reason=\"NO_SOCKET\"", buf, sizeof(buf)),
+			    "dropscope_drops_total{reason=\"NO_SOCKET\",site=\"__udp4_lib_rcv+0x10/0x20\"} 27");
+	assert_string_equal(metrics_line(text, "dropscope_drops_unsited_total{cause=\"table_full\"}", buf, sizeof(buf)),
+			    "dropscope_drops_unsited_total{cause=\"table_full\"} 4");
+	assert_string_equal(metrics_line(text, "dropscope_sites ", buf, sizeof(buf)),
+			    "dropscope_sites 2");
+	assert_string_equal(metrics_line(text, "dropscope_exporter_epochs_total ", buf, sizeof(buf)),
+			    "dropscope_exporter_epochs_total 1");
+	free(text);
+	ds_metrics_free(&m);
+}
+
 /* ---- pcapng --------------------------------------------------------------- */
 
 static uint32_t le32(const unsigned char *p)
@@ -752,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_smc_own),
 		cmocka_unit_test(test_smc_kernel),
 		cmocka_unit_test(test_smc_diag),
+		cmocka_unit_test(test_metrics_text),
 		cmocka_unit_test(test_pcapng_blocks),
 	};
 

@@ -4,7 +4,8 @@
  * (nl.c, model.c, rule.c), smc.ko's families (smc.c), names (names.c),
  * kernel symbols (kallsyms.c), the loop of the commands that run on
  * (loop.c), arguments (util.c), what several commands print (show.c,
- * through print.c) and pcapng (pcapng.c). It calls nothing above it.
+ * through print.c), Prometheus series (metrics.c) and pcapng (pcapng.c).
+ * It calls nothing above it.
  */
 #ifndef DS_LIB_H
 #define DS_LIB_H
@@ -505,6 +506,74 @@ uint64_t ds_now_ms(void);
 void ds_stamp(char *buf, size_t len);
 int ds_watch_open(struct ds_nl **nl);
 int ds_watch_loop(struct ds_loop *l);
+
+/* metrics.c: the module's totals as Prometheus series, and their text;
+ * the families, in their output order */
+enum ds_metric_family {
+	DS_MF_UP,
+	DS_MF_EPOCHS,
+	DS_MF_READ_ERRORS,
+	DS_MF_SITES_LIMIT,
+	DS_MF_DROPS,
+	DS_MF_DROPS_MASKED,
+	DS_MF_UNSITED,
+	DS_MF_SITES,
+	DS_MF_ROUNDS,
+	DS_MF_ALERTS,
+	DS_MF_ALERTS_LOST,
+	DS_MF_ALERTS_HELD,
+	DS_MF_FOLDS,
+	DS_MF_SESS_OPENED,
+	DS_MF_SESS_CLOSED,
+	DS_MF_SESS_LIVE,
+	DS_MF_SESS_LOST,
+	DS_MF_SESS_MASKED,
+	DS_MF_SMC_FALLBACKS,
+	DS_MF_SMC_BYTES,
+	DS_MF_SMC_COPIES,
+	DS_MF_SMC_DEV_BYTES,
+	DS_MF_SMC_LINK_DOWNS,
+	DS_MF_COUNT
+};
+
+struct ds_series {
+	int family;
+	char *labels;		/* 'a="x",b="y"', or "" */
+	uint64_t base;		/* what earlier epochs counted */
+	uint64_t last;		/* the module's value at the last read */
+	uint64_t cur;		/* the value being read */
+	uint64_t seen;		/* m->reads of the last read that set it */
+};
+
+/* A site that has a label of its own: by reason name and symbol. */
+struct ds_label {
+	char *key;
+};
+
+struct ds_metrics {
+	struct ds_series *v;
+	size_t n, cap;
+	struct ds_label *sites;
+	size_t nsites, capsites, max_sites;
+	bool have_epoch, up;
+	uint64_t epoch, reads;
+};
+
+/* A value of a series in this read; labels 'a="x",b="y"' or "". Several
+ * for one series in one read add up. */
+void ds_metric(struct ds_metrics *m, int family, const char *labels,
+	       uint64_t v);
+/* Events of the exporter's own (read errors, epochs): n more. */
+void ds_metric_add(struct ds_metrics *m, int family, uint64_t n);
+/* A read: the module's epoch first, then its values, then finish. */
+void ds_metrics_epoch(struct ds_metrics *m, uint64_t epoch);
+void ds_metrics_stats(struct ds_metrics *m, const uint64_t *v);
+void ds_metrics_sites(struct ds_metrics *m, const struct ds_sites *s);
+void ds_metrics_smc(struct ds_metrics *m, const struct ds_smc_own *o);
+void ds_metrics_finish(struct ds_metrics *m);
+/* The text format of every series (the caller frees it), or NULL. */
+char *ds_metrics_text(struct ds_metrics *m, size_t *len);
+void ds_metrics_free(struct ds_metrics *m);
 
 /*
  * The readers of one message, as the fetches above hand them each reply
