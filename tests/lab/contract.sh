@@ -53,7 +53,8 @@ test_contract() {
 contract_udp_site() {
 	py - "$1" "$2" <<-'PY'
 	import json, sys
-	sites = [m["site"] for m in json.load(open(sys.argv[1]))]
+	# site is multi-attr in the spec (alerts carry many): a list each
+	sites = [s for m in json.load(open(sys.argv[1])) for s in m["site"]]
 	names = {m["reason"]["id"]: m["reason"]["name"] for m in json.load(open(sys.argv[2]))}
 	syms = sorted((int(a, 16), n) for a, t, n, *_ in (l.split() for l in open("/proc/kallsyms")) if t in "tT")
 	start = [a for a, n in syms if n == "__udp4_lib_rcv"][0]
