@@ -31,6 +31,15 @@ int cmd_rule_del(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		 char **argv);
 int cmd_rule_list(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		  char **argv);
+int cmd_rule_save(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		  char **argv);
+int cmd_rule_load(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		  char **argv);
+/* record.c */
+int cmd_record(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+	       char **argv);
+int cmd_diff(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+	     char **argv);
 /* sessions.c */
 int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 		      int argc, char **argv);

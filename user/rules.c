@@ -5,7 +5,9 @@
  * what matches) or only (show nothing else). The words are the library's
  * (lib/rule.c), which resolves them against the running system.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,4 +175,135 @@ int cmd_rule_list(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		ds_print_text(&p, "no rules\n");
 	free(l.v);
 	return DS_OK;
+}
+
+/* rule save FILE: the rules in match order, as rule load takes them. */
+int cmd_rule_save(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		  char **argv)
+{
+	struct ds_rules l = { 0 };
+	bool out = argc == 1 && !strcmp(argv[0], "-");
+	char words[512];
+	size_t i;
+	FILE *f;
+	int err;
+
+	if (argc != 1 || !*argv[0])
+		return ds_usage(self, "give the file to write (- for standard output)");
+	err = ds_ctx_nl(ctx);
+	if (err)
+		return err;
+	err = ds_rules_fetch(ctx->nl, &l);
+	if (err) {
+		free(l.v);
+		return ds_fail(ctx, err);
+	}
+	f = out ? stdout : fopen(argv[0], "w");
+	if (!f) {
+		fprintf(stderr, "dropscope: rule save: %s: %s\n", argv[0],
+			strerror(errno));
+		free(l.v);
+		return DS_EFAIL;
+	}
+	fprintf(f, "# dropscope rules, in match order: dropscope rule load FILE (or -f FILE)\n");
+	for (i = 0; i < l.n && !err; i++) {
+		err = ds_rule_words(ctx, &l.v[i], words, sizeof(words));
+		if (!err)
+			fprintf(f, "rule %s\n", words);
+	}
+	if (fflush(f) || ferror(f) || (!out && fclose(f)) || err) {
+		fprintf(stderr, "dropscope: rule save: %s: write failed\n", argv[0]);
+		err = DS_EFAIL;
+	}
+	free(l.v);
+	return err;
+}
+
+/*
+ * rule load FILE: every rule of the file, or none. Each line is a rule as
+ * the shell takes it ("rule mask|only FIELD VALUE ...", or the older
+ * "mask add|only ..."); # starts a comment. All are read and resolved
+ * first: a bad one is named (FILE:LINE) and nothing is added. If the
+ * module refuses one, those added before it are taken away again.
+ */
+int cmd_rule_load(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		  char **argv)
+{
+	struct ds_rule *v = NULL;
+	char *line = NULL, *words[64];
+	size_t cap = 0, n = 0, vcap = 0, i, added = 0;
+	unsigned int lineno = 0;
+	uint32_t id, *ids = NULL;
+	int err = 0, nw;
+	FILE *f;
+
+	if (argc != 1 || !*argv[0])
+		return ds_usage(self, "give the file of rules");
+	err = ds_ctx_nl(ctx);
+	if (err)
+		return err;
+	f = strcmp(argv[0], "-") ? fopen(argv[0], "r") : stdin;
+	if (!f) {
+		fprintf(stderr, "dropscope: rule load: %s: %s\n", argv[0],
+			strerror(errno));
+		return DS_EUSAGE;
+	}
+	while (!err && getline(&line, &cap, f) >= 0) {
+		struct ds_rule *r;
+		uint8_t mode;
+
+		lineno++;
+		nw = ds_split(line, words, (int)DS_N(words));
+		if (!nw)
+			continue;
+		if (nw < 2 ||
+		    (strcmp(words[0], "rule") && strcmp(words[0], "mask")) ||
+		    (strcmp(words[1], "mask") && strcmp(words[1], "add") &&
+		     strcmp(words[1], "only"))) {
+			fprintf(stderr, "dropscope: %s:%u: not a rule (rule mask|only FIELD VALUE ...)\n",
+				argv[0], lineno);
+			err = DS_EUSAGE;
+			break;
+		}
+		mode = strcmp(words[1], "only") ? DROPSCOPE_RULE_MASK :
+						   DROPSCOPE_RULE_ONLY;
+		r = ds_grow(v, &vcap, n, sizeof(*v), 16);
+		if (!r) {
+			err = DS_EFAIL;
+			break;
+		}
+		v = r;
+		err = ds_rule_parse(ctx, nw - 2, words + 2, &v[n]);
+		if (err) {
+			fprintf(stderr, "dropscope: %s:%u: the rule above is refused\n",
+				argv[0], lineno);
+			break;
+		}
+		v[n++].mode = mode;
+	}
+	if (f != stdin)
+		fclose(f);
+	free(line);
+	ids = calloc(n ? n : 1, sizeof(*ids));
+	if (!err && !ids)
+		err = DS_EFAIL;
+	for (i = 0; !err && i < n; i++) {
+		err = ds_rule_add(ctx->nl, &v[i], &id);
+		if (err) {
+			fprintf(stderr, "dropscope: rule load: %s: rule %zu: %s\n",
+				argv[0], i + 1, ds_nl_error(ctx->nl));
+			err = ds_nl_status(err);
+			break;
+		}
+		ids[added++] = id;
+	}
+	/* all or none */
+	if (err)
+		while (added)
+			ds_rule_del(ctx->nl, ids[--added]);
+	if (!err && !ctx->json && ctx->interactive)
+		printf("%zu rules loaded from %s\n", n, argv[0]);
+	free(ids);
+	free(v);
+	return err;
 }

@@ -695,6 +695,202 @@ static void test_smc_diag(void **state)
 	free(out.v);
 }
 
+/* ---- records and rule files -------------------------------------------- */
+
+static void test_rule_words_back(void **state)
+{
+	static const char *const lines[] = {
+		"site tcp_v4_rcv reason NO_SOCKET l4 udp",
+		"site tcp_v4_rcv+0x10 l3 ipv6",
+		"smc 0x03010000",
+		"dev 3 netns 4026531840",
+	};
+	static const char *const want[] = {
+		"mask site tcp_v4_rcv reason NO_SOCKET l4 udp",
+		"mask site tcp_v4_rcv+0x10 l3 ipv6",
+		"mask smc 0x03010000",
+		NULL,	/* a device by name where there is one: not fixed */
+	};
+	struct ds_rule r, back;
+	struct ds_ctx ctx;
+	char words[256], *argv[16], buf[256];
+	size_t i;
+	int argc;
+
+	(void)state;
+	rule_ctx(&ctx);
+	for (i = 0; i < DS_N(lines); i++) {
+		assert_int_equal(rule_words(&ctx, &r, lines[i]), 0);
+		assert_int_equal(ds_rule_words(&ctx, &r, words, sizeof(words)), 0);
+		if (want[i])
+			assert_string_equal(words, want[i]);
+		/* the words give the same rule back */
+		snprintf(buf, sizeof(buf), "%s", words + strlen("mask "));
+		argc = ds_split(buf, argv, 16);
+		assert_int_equal(ds_rule_parse(&ctx, argc, argv, &back), 0);
+		assert_memory_equal(&back, &r, sizeof(r));
+	}
+	ds_syms_free(ctx.syms);
+}
+
+static void test_record_file(void **state)
+{
+	struct ds_record r = { 0 }, back;
+	struct ds_rec_site *s;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(r.kernel, sizeof(r.kernel), "6.12.117+deb12-amd64");
+	snprintf(r.build, sizeof(r.build), "#1 SMP PREEMPT_DYNAMIC Debian 6.12.117-1");
+	snprintf(r.build_id, sizeof(r.build_id), "2f8e00");
+	snprintf(r.time, sizeof(r.time), "2026-12-02T12:00:00Z");
+	r.has_stats = true;
+	r.events = 120;
+	r.shown = 100;
+	r.masked = 20;
+	r.sites = calloc(2, sizeof(*r.sites));
+	r.n = r.cap = 2;
+	s = &r.sites[0];
+	snprintf(s->reason, sizeof(s->reason), "NO_SOCKET");
+	snprintf(s->symbol, sizeof(s->symbol), "__udp4_lib_rcv+0x545/0xdd0");
+	s->count = 100;
+	s = &r.sites[1];
+	snprintf(s->reason, sizeof(s->reason), "NETFILTER_DROP");
+	snprintf(s->symbol, sizeof(s->symbol), "nft_do_chain+0x3c/0xb0 [nf_tables]");
+	snprintf(s->fields, sizeof(s->fields), "dev lo l4 udp");
+	s->masked = 20;
+	r.rules = calloc(1, sizeof(*r.rules));
+	r.rules[0] = strdup("mask reason NETFILTER_DROP");
+	r.nrules = r.caprules = 1;
+
+	f = open_memstream(&buf, &len);
+	assert_int_equal(ds_record_write(f, &r), 0);
+	fclose(f);
+	f = fmemopen(buf, len, "r");
+	assert_int_equal(ds_record_read(f, "r.rec", &back), 0);
+	fclose(f);
+	assert_string_equal(back.kernel, r.kernel);
+	assert_string_equal(back.build, r.build);
+	assert_string_equal(back.build_id, r.build_id);
+	assert_string_equal(back.time, r.time);
+	assert_int_equal(back.masked, 20);
+	assert_int_equal(back.n, 2);
+	assert_string_equal(back.sites[1].symbol, r.sites[1].symbol);
+	assert_string_equal(back.sites[1].fields, "dev lo l4 udp");
+	assert_int_equal(back.sites[1].masked, 20);
+	assert_int_equal(back.sites[0].count, 100);
+	assert_int_equal(back.nrules, 1);
+	assert_string_equal(back.rules[0], "mask reason NETFILTER_DROP");
+	ds_record_free(&back);
+	ds_record_free(&r);
+	free(buf);
+}
+
+static void test_record_bad(void **state)
+{
+	static const char *const bad[] = {
+		"",					/* empty */
+		"kernel x\n",				/* no format first */
+		"format 2\n",				/* a later format */
+		"format 1\nsite NO_SOCKET x 0 f\n",	/* a count not a number */
+		"format 1\nsite NO_SOCKET 1 0\n",	/* no symbol */
+		"format 1\nsite NO_SOCKET 1 0 f port 80\n",
+		"format 1\nkernel 'x\n",		/* an unclosed quote */
+		"format 1\nstats events\n",
+		"format 1\nstats bogus 1\n",
+		"format 1\nrule del 3\n",
+		"format 1\ncolour red\n",
+	};
+	struct ds_record r;
+	size_t i;
+	FILE *f;
+
+	(void)state;
+	for (i = 0; i < DS_N(bad); i++) {
+		print_message("bad record %zu\n", i);
+		f = fmemopen((void *)bad[i], strlen(bad[i]) ? strlen(bad[i]) : 1, "r");
+		assert_int_equal(ds_record_read(f, "bad.rec", &r), DS_EUSAGE);
+		assert_null(r.sites);
+		fclose(f);
+	}
+}
+
+/* A record of sites "REASON COUNT SYMBOL", one a word triple. */
+static void record_of(struct ds_record *r, const char *build,
+		      const char *const *sites, size_t n)
+{
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->kernel, sizeof(r->kernel), "6.12");
+	snprintf(r->build, sizeof(r->build), "%s", build);
+	r->sites = calloc(n, sizeof(*r->sites));
+	r->n = r->cap = n;
+	for (i = 0; i < n; i++)
+		assert_int_equal(sscanf(sites[i], "%63s %" SCNu64 " %159s",
+					r->sites[i].reason, &r->sites[i].count,
+					r->sites[i].symbol), 3);
+}
+
+static void test_record_diff(void **state)
+{
+	static const char *const a_sites[] = {
+		"NO_SOCKET 10 __udp4_lib_rcv+0x545/0xdd0",
+		"NO_SOCKET 5 tcp_v4_rcv+0x1a4/0xf30",
+		"QDISC_DROP 7 __dev_queue_xmit+0x20/0x900",
+	};
+	static const char *const b_sites[] = {
+		"NO_SOCKET 10 __udp4_lib_rcv+0x545/0xdd0",
+		"NO_SOCKET 8 tcp_v4_rcv+0x1a4/0xf30",
+		"NETFILTER_DROP 3 nft_do_chain+0x3c/0xb0",
+	};
+	static const char *const c_sites[] = {	/* another build */
+		"NO_SOCKET 4 __udp4_lib_rcv+0x551/0xde0",
+		"NO_SOCKET 6 __udp4_lib_rcv+0x3a0/0xde0",
+	};
+	struct ds_record a, b, c;
+	struct ds_rec_diff d;
+
+	(void)state;
+	record_of(&a, "#1", a_sites, DS_N(a_sites));
+	record_of(&b, "#1", b_sites, DS_N(b_sites));
+	record_of(&c, "#2", c_sites, DS_N(c_sites));
+	assert_int_equal(ds_record_diff(&a, &b, &d), 0);
+	assert_true(d.same_build);
+	assert_int_equal(d.count[DS_REC_NEW], 1);
+	assert_int_equal(d.count[DS_REC_GONE], 1);
+	assert_int_equal(d.count[DS_REC_CHANGED], 1);
+	assert_int_equal(d.count[DS_REC_SAME], 1);
+	assert_int_equal(d.n, 3);
+	/* B's order, then what only A had */
+	assert_int_equal(d.v[0].kind, DS_REC_CHANGED);
+	assert_int_equal(d.v[0].a, 5);
+	assert_int_equal(d.v[0].b, 8);
+	assert_int_equal(d.v[1].kind, DS_REC_NEW);
+	assert_string_equal(d.v[1].site.reason, "NETFILTER_DROP");
+	assert_int_equal(d.v[2].kind, DS_REC_GONE);
+	assert_int_equal(d.v[2].a, 7);
+	ds_rec_diff_free(&d);
+	/* a record against itself: nothing */
+	assert_int_equal(ds_record_diff(&b, &b, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(d.count[DS_REC_SAME], 3);
+	ds_rec_diff_free(&d);
+	/* across builds, by function: two sites of one function are one */
+	assert_int_equal(ds_record_diff(&a, &c, &d), 0);
+	assert_false(d.same_build);
+	assert_true(d.by_function);
+	assert_int_equal(d.count[DS_REC_SAME], 1);
+	assert_int_equal(d.count[DS_REC_GONE], 2);
+	assert_string_equal(d.v[0].site.symbol, "tcp_v4_rcv");
+	ds_rec_diff_free(&d);
+	ds_record_free(&a);
+	ds_record_free(&b);
+	ds_record_free(&c);
+}
+
 /* ---- Prometheus text ------------------------------------------------------ */
 
 /* One read of made-up totals: the epoch, overflow and sites, two sites. */
@@ -841,6 +1037,10 @@ int main(void)
 		cmocka_unit_test(test_smc_kernel),
 		cmocka_unit_test(test_smc_diag),
 		cmocka_unit_test(test_metrics_text),
+		cmocka_unit_test(test_rule_words_back),
+		cmocka_unit_test(test_record_file),
+		cmocka_unit_test(test_record_bad),
+		cmocka_unit_test(test_record_diff),
 		cmocka_unit_test(test_pcapng_blocks),
 	};
 

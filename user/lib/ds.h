@@ -297,6 +297,10 @@ int ds_rule_read(struct nlattr *nest, struct ds_rule *r);
 int ds_rule_add(struct ds_nl *nl, const struct ds_rule *r, uint32_t *id);
 int ds_rule_del(struct ds_nl *nl, uint32_t id);
 int ds_rules_fetch(struct ds_nl *nl, struct ds_rules *l);
+/* A rule as the words "rule" takes: "mask l4 udp", names where the
+ * system has them. */
+int ds_rule_words(struct ds_ctx *ctx, const struct ds_rule *r, char *buf,
+		  size_t len);
 
 /* names.c: names of packet fields, as "mask add" takes them; numbers when
  * unknown */
@@ -574,6 +578,54 @@ void ds_metrics_finish(struct ds_metrics *m);
 /* The text format of every series (the caller frees it), or NULL. */
 char *ds_metrics_text(struct ds_metrics *m, size_t *len);
 void ds_metrics_free(struct ds_metrics *m);
+
+/* record.c: a snapshot of the module's totals in a file, and the
+ * difference of two */
+struct ds_rec_site {
+	char reason[64];
+	char symbol[160];	/* as the kernel prints it; or its function */
+	char fields[160];	/* "dev lo l4 udp", or "" */
+	uint64_t count, masked;
+};
+
+struct ds_record {
+	char kernel[128], build[256], build_id[96], time[40];
+	bool has_stats;
+	uint64_t events, shown, masked, overflow, alloc_fails;
+	struct ds_rec_site *sites;
+	size_t n, cap;
+	char **rules;		/* "mask l4 udp": what follows "rule" */
+	size_t nrules, caprules;
+};
+
+/* The running module's, now (errors printed, a DS_ status). */
+int ds_record_take(struct ds_ctx *ctx, struct ds_record *r);
+int ds_record_write(FILE *f, const struct ds_record *r);
+/* A bad file is said as NAME:LINE: what; DS_EUSAGE. */
+int ds_record_read(FILE *f, const char *name, struct ds_record *r);
+void ds_record_free(struct ds_record *r);
+
+enum ds_rec_kind { DS_REC_NEW, DS_REC_GONE, DS_REC_CHANGED, DS_REC_SAME,
+		   DS_REC_KINDS };
+
+struct ds_rec_change {
+	enum ds_rec_kind kind;
+	struct ds_rec_site site;	/* B's (A's when gone) */
+	uint64_t a, b;			/* its counts */
+};
+
+/* B against A: new, gone and changed sites (counts shown, not masked);
+ * across kernel builds, by function rather than by offset. */
+struct ds_rec_diff {
+	bool same_build, by_function;
+	struct ds_rec_change *v;
+	size_t n, cap;
+	size_t count[DS_REC_KINDS];
+};
+
+int ds_record_diff(const struct ds_record *a, const struct ds_record *b,
+		   struct ds_rec_diff *d);
+void ds_rec_diff_free(struct ds_rec_diff *d);
 
 /*
  * The readers of one message, as the fetches above hand them each reply

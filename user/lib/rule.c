@@ -292,3 +292,63 @@ int ds_rules_fetch(struct ds_nl *nl, struct ds_rules *l)
 	return ds_nl_dump(nl, DROPSCOPE_CMD_RULE_GET, ds_rules_cb,
 			  ds_rules_reset, l);
 }
+
+/* The site of a rule: "func" for a whole function, else "func+0x1c". */
+static void ds_rule_site_word(struct ds_ctx *ctx, const struct ds_rule *r,
+			      char *buf, size_t len)
+{
+	uint64_t start, end;
+	char name[256];
+
+	if (ds_ctx_syms(ctx)) {
+		snprintf(buf, len, "0x%" PRIx64, r->loc_start);
+		return;
+	}
+	ds_syms_name(ctx->syms, r->loc_start, name, sizeof(name));
+	name[strcspn(name, " ")] = '\0';
+	/* a whole function: its name gives the same range back */
+	if (r->loc_end - r->loc_start > 1 &&
+	    (ds_syms_resolve(ctx->syms, name, &start, &end) ||
+	     start != r->loc_start || end != r->loc_end))
+		snprintf(name, sizeof(name), "0x%" PRIx64, r->loc_start);
+	snprintf(buf, len, "%s", name);
+}
+
+int ds_rule_words(struct ds_ctx *ctx, const struct ds_rule *r, char *buf,
+		  size_t len)
+{
+	const struct ds_reasons *rs;
+	char v[256];
+	size_t o, j;
+
+	o = (size_t)snprintf(buf, len, "%s",
+			     r->mode == DROPSCOPE_RULE_ONLY ? "only" : "mask");
+	if ((r->has & 1U << DS_RF_SITE) && o < len) {
+		ds_rule_site_word(ctx, r, v, sizeof(v));
+		o += (size_t)snprintf(buf + o, len - o, " site %s", v);
+	}
+	if ((r->has & 1U << DS_RF_REASON) && o < len) {
+		snprintf(v, sizeof(v), "%" PRIu32, r->reason);
+		if (!ds_ctx_reasons(ctx, &rs))
+			for (j = 0; j < rs->n; j++)
+				if (rs->v[j].id == r->reason)
+					snprintf(v, sizeof(v), "%s", rs->v[j].name);
+		o += (size_t)snprintf(buf + o, len - o, " reason %s", v);
+	}
+	if ((r->has & 1U << DS_RF_DEV) && o < len)
+		o += (size_t)snprintf(buf + o, len - o, " dev %s",
+				      ds_dev_name(r->ifindex, v, sizeof(v)));
+	if ((r->has & 1U << DS_RF_L3) && o < len)
+		o += (size_t)snprintf(buf + o, len - o, " l3 %s",
+				      ds_l3_name(r->l3, v, sizeof(v)));
+	if ((r->has & 1U << DS_RF_L4) && o < len)
+		o += (size_t)snprintf(buf + o, len - o, " l4 %s",
+				      ds_l4_name(r->l4, v, sizeof(v)));
+	if ((r->has & 1U << DS_RF_NETNS) && o < len)
+		o += (size_t)snprintf(buf + o, len - o, " netns %s",
+				      ds_netns_name(r->netns, v, sizeof(v)));
+	if ((r->has & 1U << DS_RF_SMC) && o < len)
+		o += (size_t)snprintf(buf + o, len - o, " smc 0x%08" PRIx32,
+				      r->smc_reason);
+	return o < len ? 0 : -ENAMETOOLONG;
+}
