@@ -30,7 +30,7 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	bad_input contract unload shell
 	mask_site mask_reason mask_dev mask_device_gate mask_netns mask_l3
 	mask_l4 mask_unread_udp mask_combined mask_only mask_churn mask_limit
-	mask_bad_rules alert_threshold alert_top alert_ratelimit watch_order
+	mask_bad_rules rule_files record_diff record_bad alert_threshold alert_top alert_ratelimit watch_order
 	sessions_exact sessions_live sessions_overflow sessions_parts
 	sessions_top sessions_top_tty sessions_top_missed sessions_unload
 	sessions_masked sessions_bad_params smc_absent smc_fallbacks smc_sockets
@@ -730,6 +730,8 @@ done
 . tests/lab/preempt.sh
 # shellcheck source=tests/lab/contract.sh
 . tests/lab/contract.sh
+# shellcheck source=tests/lab/workflow.sh
+. tests/lab/workflow.sh
 for t in "${TESTS[@]}"; do
 	declare -F "test_$t" > /dev/null || { echo "Bail out! test_$t is listed but not defined"; exit 1; }
 done

@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# The test-lab workflow: records, their diff, rule files. Test functions
+# sourced by tests/lab/run.sh.
+
+# rec_site FILE REASON FUNCTION: the count a record gives the sites of a
+# function for a reason
+rec_site() {
+	awk -v r="$2" -v f="$3" '$1 == "site" && $2 == r {
+		s = $5; gsub(/\047/, "", s); sub(/\+.*/, "", s)
+		if (s == f) n += $3
+	} END { print n + 0 }' "$1"
+}
+
+# A record against itself and a later one; the later one's counts are the
+# kernel's (Udp NoPorts, Tcp OutRsts); across an unload and reload the
+# same traffic compares the same, by symbol.
+test_record_diff() {
+	local udp0 udp1 rst1 rc
+	setup_module
+	$DS start
+	udp0=$($KC snmp Udp NoPorts)
+	gen udp 25 $UDP_CLOSED
+	$DS record "$TMP/a.rec"
+	check "record: the UDP closed-port drops are Udp NoPorts" \
+		"$(($($KC snmp Udp NoPorts) - udp0))" \
+		"$(rec_site "$TMP/a.rec" NO_SOCKET __udp4_lib_rcv)"
+	check "record: the kernel release and build are the running kernel's" \
+		"kernel $(uname -r)" "$(grep '^kernel ' "$TMP/a.rec")"
+	$DS record "$TMP/a2.rec"
+	$DS diff "$TMP/a.rec" "$TMP/a2.rec" > "$TMP/d0.txt"
+	rc=$?
+	check "diff of a record and the same totals again: nothing, exit 0" \
+		"0 0 new, 0 gone, 0 changed, 1 the same" "$rc $(tail -n 1 "$TMP/d0.txt")"
+
+	udp1=$($KC snmp Udp NoPorts)
+	rst1=$($KC snmp Tcp OutRsts)
+	gen udp 10 $UDP_CLOSED
+	gen tcp 4 $TCP_CLOSED
+	$DS record "$TMP/b.rec"
+	$DS -j diff "$TMP/a.rec" "$TMP/b.rec" > "$TMP/d1.json"
+	rc=$?
+	check "diff: the UDP site changed by Udp NoPorts, the TCP site new with Tcp OutRsts; exit 1" \
+		"1 changed:$(($($KC snmp Udp NoPorts) - udp1)) new:$(($($KC snmp Tcp OutRsts) - rst1))" \
+		"$rc $(py -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [x["b"] - x["a"] for x in d["changes"] if x["kind"] == "changed" and x["site"].startswith("__udp4_lib_rcv")]
+n = [x["b"] for x in d["changes"] if x["kind"] == "new" and x["site"].startswith("tcp_v4_rcv")]
+print("changed:%s new:%s" % (sum(c), sum(n)))
+' "$TMP/d1.json")"
+
+	# the same traffic after an unload and a reload
+	unload_quiet
+	setup_module
+	$DS start
+	gen udp 25 $UDP_CLOSED
+	$DS record "$TMP/c.rec"
+	$DS -j diff "$TMP/a.rec" "$TMP/c.rec" > "$TMP/d2.json"
+	rc=$?
+	check "diff across an unload and reload: the same sites by symbol, the same build; exit 0" \
+		"0 True site 0 1" \
+		"$rc $(json "'%s %s %d %d' % (d['same_build'], d['by'], len(d['changes']), d['same'])" < "$TMP/d2.json")"
+}
+
+# Bad records: refused with the file and line, exit 2.
+test_record_bad() {
+	local out rc
+	setup_module
+	printf 'format 1\nsite NO_SOCKET many 0 f\n' > "$TMP/bad.rec"
+	$DS record "$TMP/ok.rec"
+	out=$($DS diff "$TMP/ok.rec" "$TMP/bad.rec" 2>&1)
+	rc=$?
+	check "diff: a bad record is named with its line; exit 2" "2 1" \
+		"$rc $(echo "$out" | grep -c "bad.rec:2:")"
+	out=$($DS diff "$TMP/ok.rec" "$TMP/missing.rec" 2>&1)
+	check "diff: a missing record; exit 2" 2 "$?"
+}
+
+# rules_of: the rules as show rules gives them, without ids and hits
+rules_of() {
+	$DS -j show rules | json "[{k: v for k, v in r.items() if k not in ('id', 'hits')} for r in d]"
+}
+
+# A file of rules saved and loaded gives the same rules; a file with a bad
+# line, or one the module refuses, adds none.
+test_rule_files() {
+	local before out rc
+	setup_module
+	$DS rule mask l4 udp
+	$DS rule mask site tcp_v4_rcv reason NO_SOCKET
+	$DS rule only l3 ipv6
+	$DS rule mask site __udp4_lib_rcv+0x10 dev lo
+	before=$(rules_of)
+	$DS rule save "$TMP/r.rules"
+	$DS rule clear
+	$DS rule load "$TMP/r.rules"
+	check "rule save, clear, rule load: the same rules" "$before" "$(rules_of)"
+	check "the saved file is a batch file too" 4 \
+		"$($DS rule clear; $DS -f "$TMP/r.rules" > /dev/null; $DS -j show rules | json "len(d)")"
+
+	$DS rule clear
+	printf '# two good, one bad\nrule mask l4 udp\nrule mask l4 nothing\nrule only l3 ipv6\n' > "$TMP/bad.rules"
+	out=$($DS rule load "$TMP/bad.rules" 2>&1)
+	rc=$?
+	check "rule load: a bad line is named, nothing added; exit 2" "2 1 []" \
+		"$rc $(echo "$out" | grep -c "bad.rules:3:") $(rules_of)"
+	printf 'rule mask l4 udp\nrule mask dev 99999\n' > "$TMP/refused.rules"
+	out=$($DS rule load "$TMP/refused.rules" 2>&1)
+	rc=$?
+	check "rule load: a rule the module refuses takes back those added; exit 1" \
+		"1 1 []" "$rc $(echo "$out" | grep -c "no device has this ifindex") $(rules_of)"
+}
