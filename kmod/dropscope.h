@@ -164,8 +164,11 @@ void ds_set_interval_ms(u32 ms);
  * One key of a per-CPU table and its count. A key is (location, reason),
  * plus those of the packet's fields some mask rule matches on: rk is
  * reason | ifindex << 32, pk is netns | l3 << 32 | l4 << 48 (l3 in network
- * byte order here).
+ * byte order here), and DS_PK_SCOPE when the drop's socket belongs to the
+ * scoped cgroup (scope.c).
  */
+#define DS_PK_SCOPE	BIT_ULL(63)
+
 struct ds_slot {
 	unsigned long loc;	/* 0: free; set once when claimed */
 	u64 rk;
@@ -266,6 +269,7 @@ struct ds_site {
 	u32 netns;
 	u16 l3;
 	u8 l4;
+	bool scope;		/* the drops of the scoped cgroup's sockets */
 	bool masked;		/* the verdict of the rules of rules_gen */
 	u32 rules_gen;
 	int rule;		/* index of the deciding rule, or -1 */
@@ -453,6 +457,19 @@ struct ds_sess_stats {
  * arguments after sk are the probe's own, in its registers.
  */
 DECLARE_STATIC_KEY_FALSE(ds_sess_drops_key);
+
+/*
+ * ---- probe.c, scope.c: drops with a socket ------------------------------
+ * ds_sock_key is on (a count) while something wants the drops that carry
+ * a socket: sessions (ds_sess_drops_key), or a scope (ds_scope_key).
+ */
+DECLARE_STATIC_KEY_FALSE(ds_sock_key);
+DECLARE_STATIC_KEY_FALSE(ds_scope_key);
+struct sock;
+bool ds_scope_holds(const struct sock *sk);
+int ds_scope_set(u64 id, struct netlink_ext_ack *extack);
+u64 ds_scope_id(void);
+void ds_scope_exit(void);
 struct sock;
 void ds_sess_drop(const struct sock *sk, const struct sk_buff *skb,
 		  void *location, u32 reason);
