@@ -35,6 +35,9 @@ int cmd_rule_save(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		  char **argv);
 int cmd_rule_load(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		  char **argv);
+/* run.c */
+int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+	    char **argv);
 /* record.c */
 int cmd_record(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	       char **argv);

@@ -220,21 +220,17 @@ int cmd_rule_save(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 }
 
 /*
- * rule load FILE: every rule of the file, or none. Each line is a rule as
- * the shell takes it ("rule mask|only FIELD VALUE ...", or the older
- * "mask add|only ..."); # starts a comment. All are read and resolved
- * first: a bad one is named (FILE:LINE) and nothing is added. If the
- * module refuses one, those added before it are taken away again.
+ * rule load FILE: every rule of the file, or none (ds_rules_read(): all
+ * are read and resolved first, a bad line named; if the module refuses
+ * one, those added before it are taken away again).
  */
 int cmd_rule_load(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		  char **argv)
 {
-	struct ds_rule *v = NULL;
-	char *line = NULL, *words[64];
-	size_t cap = 0, n = 0, vcap = 0, i, added = 0;
-	unsigned int lineno = 0;
-	uint32_t id, *ids = NULL;
-	int err = 0, nw;
+	struct ds_rules l = { 0 };
+	uint32_t *ids = NULL;
+	size_t failed = 0;
+	int err;
 	FILE *f;
 
 	if (argc != 1 || !*argv[0])
@@ -248,62 +244,25 @@ int cmd_rule_load(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 			strerror(errno));
 		return DS_EUSAGE;
 	}
-	while (!err && getline(&line, &cap, f) >= 0) {
-		struct ds_rule *r;
-		uint8_t mode;
-
-		lineno++;
-		nw = ds_split(line, words, (int)DS_N(words));
-		if (!nw)
-			continue;
-		if (nw < 2 ||
-		    (strcmp(words[0], "rule") && strcmp(words[0], "mask")) ||
-		    (strcmp(words[1], "mask") && strcmp(words[1], "add") &&
-		     strcmp(words[1], "only"))) {
-			fprintf(stderr, "dropscope: %s:%u: not a rule (rule mask|only FIELD VALUE ...)\n",
-				argv[0], lineno);
-			err = DS_EUSAGE;
-			break;
-		}
-		mode = strcmp(words[1], "only") ? DROPSCOPE_RULE_MASK :
-						   DROPSCOPE_RULE_ONLY;
-		r = ds_grow(v, &vcap, n, sizeof(*v), 16);
-		if (!r) {
-			err = DS_EFAIL;
-			break;
-		}
-		v = r;
-		err = ds_rule_parse(ctx, nw - 2, words + 2, &v[n]);
-		if (err) {
-			fprintf(stderr, "dropscope: %s:%u: the rule above is refused\n",
-				argv[0], lineno);
-			break;
-		}
-		v[n++].mode = mode;
-	}
+	err = ds_rules_read(ctx, f, argv[0], &l);
 	if (f != stdin)
 		fclose(f);
-	free(line);
-	ids = calloc(n ? n : 1, sizeof(*ids));
-	if (!err && !ids)
-		err = DS_EFAIL;
-	for (i = 0; !err && i < n; i++) {
-		err = ds_rule_add(ctx->nl, &v[i], &id);
-		if (err) {
-			fprintf(stderr, "dropscope: rule load: %s: rule %zu: %s\n",
-				argv[0], i + 1, ds_nl_error(ctx->nl));
-			err = ds_nl_status(err);
-			break;
-		}
-		ids[added++] = id;
-	}
-	/* all or none */
 	if (err)
-		while (added)
-			ds_rule_del(ctx->nl, ids[--added]);
-	if (!err && !ctx->json && ctx->interactive)
-		printf("%zu rules loaded from %s\n", n, argv[0]);
+		return err;
+	ids = calloc(l.n ? l.n : 1, sizeof(*ids));
+	if (!ids) {
+		free(l.v);
+		return DS_EFAIL;
+	}
+	err = ds_rules_add_all(ctx->nl, &l, ids, &failed);
+	if (err) {
+		fprintf(stderr, "dropscope: rule load: %s: rule %zu: %s\n",
+			argv[0], failed + 1, ds_nl_error(ctx->nl));
+		err = ds_nl_status(err);
+	} else if (!ctx->json && ctx->interactive) {
+		printf("%zu rules loaded from %s\n", l.n, argv[0]);
+	}
 	free(ids);
-	free(v);
+	free(l.v);
 	return err;
 }

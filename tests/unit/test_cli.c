@@ -183,7 +183,7 @@ static void test_complete(void **state)
 	complete(NULL, 0, "m", out, sizeof(out));
 	assert_string_equal(out, "");
 	complete(NULL, 0, "r", out, sizeof(out));
-	assert_string_equal(out, "rule record reset");
+	assert_string_equal(out, "rule run record reset");
 	complete(rule, 1, "", out, sizeof(out));
 	assert_string_equal(out, "mask only del list clear save load");
 	complete(NULL, 0, "sh", out, sizeof(out));

@@ -30,6 +30,7 @@ enum ds_status {
 	DS_EUSAGE = 2,		/* bad command line */
 	DS_ENOMOD = 3,		/* dropscope.ko is not loaded */
 	DS_EPERM = 4,		/* not permitted (CAP_NET_ADMIN needed) */
+	DS_ECONDITION = 5,	/* run: a condition failed */
 };
 
 /* nl.c: the netlink session */
@@ -102,6 +103,7 @@ struct ds_site {
 	uint32_t netns;
 	uint16_t l3;
 	uint8_t l4;
+	bool scope;		/* the drops of the scoped cgroup's sockets */
 	bool has_delta;
 	char symbol[160];
 	char reason_name[64];
@@ -149,6 +151,8 @@ void ds_site_print(struct ds_print *p, const struct ds_site *s,
 		   const char *stamp);
 void ds_sites_print(struct ds_print *p, const struct ds_site *v, size_t n,
 		    size_t top);
+void ds_sites_print_as(struct ds_print *p, const char *key,
+		       const struct ds_site *v, size_t n, size_t top);
 void ds_alert_print(struct ds_print *p, const struct ds_alert *a);
 
 /* util.c: arguments */
@@ -241,9 +245,12 @@ struct ds_config {
 	uint32_t interval_ms;
 	uint32_t capacity;
 	uint32_t threshold, top, ratelimit, rules;
+	uint64_t scope;		/* the scoped cgroup, 0: none */
 };
 
 int ds_config_fetch(struct ds_nl *nl, struct ds_config *c);
+/* Count the drops of the sockets of cgroup id apart (0: stop it). */
+int ds_config_scope(struct ds_nl *nl, uint64_t id);
 
 /* The module's sites, as a dump gives them (unsorted); prints nothing. */
 struct ds_sites {
@@ -297,6 +304,18 @@ int ds_rule_read(struct nlattr *nest, struct ds_rule *r);
 int ds_rule_add(struct ds_nl *nl, const struct ds_rule *r, uint32_t *id);
 int ds_rule_del(struct ds_nl *nl, uint32_t id);
 int ds_rules_fetch(struct ds_nl *nl, struct ds_rules *l);
+/*
+ * The rules of a file of rule lines ("rule mask|only FIELD VALUE ...", or
+ * the older "mask add|only ..."; # starts a comment), resolved; a bad line
+ * is said as NAME:LINE and DS_EUSAGE returned, with nothing kept.
+ */
+int ds_rules_read(struct ds_ctx *ctx, FILE *f, const char *name,
+		  struct ds_rules *out);
+/* Every rule of l, or none: if the module refuses one (*failed its
+ * index), those added before it are taken away. ids gets their ids. */
+int ds_rules_add_all(struct ds_nl *nl, const struct ds_rules *l,
+		     uint32_t *ids, size_t *failed);
+void ds_rules_del_all(struct ds_nl *nl, const uint32_t *ids, size_t n);
 /* A rule as the words "rule" takes: "mask l4 udp", names where the
  * system has them. */
 int ds_rule_words(struct ds_ctx *ctx, const struct ds_rule *r, char *buf,

@@ -64,6 +64,9 @@ int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 		c->sessions = nla_get_u32(tb[DROPSCOPE_A_SESSIONS_CAPACITY]);
 	if (tb[DROPSCOPE_A_CLOSED_CAPACITY])
 		c->closed = nla_get_u32(tb[DROPSCOPE_A_CLOSED_CAPACITY]);
+	if (tb[DROPSCOPE_A_SCOPE_CGROUP] &&
+	    nla_len(tb[DROPSCOPE_A_SCOPE_CGROUP]) == sizeof(uint64_t))
+		c->scope = nla_get_u64(tb[DROPSCOPE_A_SCOPE_CGROUP]);
 	return 0;
 }
 
@@ -205,6 +208,7 @@ static const struct nla_policy ds_site_policy[DROPSCOPE_SITE_A_MAX + 1] = {
 	[DROPSCOPE_SITE_A_NETNS] = { .type = NLA_U32 },
 	[DROPSCOPE_SITE_A_L3] = { .type = NLA_U16 },
 	[DROPSCOPE_SITE_A_L4] = { .type = NLA_U8 },
+	[DROPSCOPE_SITE_A_SCOPE] = { .type = NLA_FLAG },
 };
 
 int ds_site_parse(struct nlattr *nest, struct ds_site *s)
@@ -234,6 +238,7 @@ int ds_site_parse(struct nlattr *nest, struct ds_site *s)
 		s->l3 = nla_get_u16(tb[DROPSCOPE_SITE_A_L3]);
 	if (tb[DROPSCOPE_SITE_A_L4])
 		s->l4 = nla_get_u8(tb[DROPSCOPE_SITE_A_L4]);
+	s->scope = tb[DROPSCOPE_SITE_A_SCOPE];
 	if (tb[DROPSCOPE_SITE_A_SYMBOL])
 		nla_strlcpy(s->symbol, tb[DROPSCOPE_SITE_A_SYMBOL],
 			    sizeof(s->symbol));
@@ -481,6 +486,18 @@ void ds_alert_free(struct ds_alert *a)
 	a->smc = NULL;
 	a->sessions = NULL;
 	a->n = a->nsmc = a->nsess = 0;
+}
+
+/* Scope the cgroup of id, 0: none (CONFIG_SET). */
+int ds_config_scope(struct ds_nl *nl, uint64_t id)
+{
+	struct nl_msg *msg = ds_nl_msg(nl, DROPSCOPE_CMD_CONFIG_SET, false);
+
+	if (msg && nla_put_u64(msg, DROPSCOPE_A_SCOPE_CGROUP, id)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return ds_nl_send(nl, msg, NULL, NULL);
 }
 
 int ds_config_fetch(struct ds_nl *nl, struct ds_config *c)

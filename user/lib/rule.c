@@ -352,3 +352,81 @@ int ds_rule_words(struct ds_ctx *ctx, const struct ds_rule *r, char *buf,
 				      r->smc_reason);
 	return o < len ? 0 : -ENAMETOOLONG;
 }
+
+int ds_rules_read(struct ds_ctx *ctx, FILE *f, const char *name,
+		  struct ds_rules *out)
+{
+	char *line = NULL, *words[64];
+	unsigned int lineno = 0;
+	size_t cap = 0;
+	int err = 0, nw;
+
+	memset(out, 0, sizeof(*out));
+	while (!err && getline(&line, &cap, f) >= 0) {
+		struct ds_rule *r;
+		uint8_t mode;
+
+		lineno++;
+		nw = ds_split(line, words, (int)DS_N(words));
+		if (!nw)
+			continue;
+		if (nw < 2 ||
+		    (strcmp(words[0], "rule") && strcmp(words[0], "mask")) ||
+		    (strcmp(words[1], "mask") && strcmp(words[1], "add") &&
+		     strcmp(words[1], "only"))) {
+			fprintf(stderr, "dropscope: %s:%u: not a rule (rule mask|only FIELD VALUE ...)\n",
+				name, lineno);
+			err = DS_EUSAGE;
+			break;
+		}
+		mode = strcmp(words[1], "only") ? DROPSCOPE_RULE_MASK :
+						   DROPSCOPE_RULE_ONLY;
+		r = ds_grow(out->v, &out->cap, out->n, sizeof(*r), 16);
+		if (!r) {
+			err = DS_EFAIL;
+			break;
+		}
+		out->v = r;
+		err = ds_rule_parse(ctx, nw - 2, words + 2, &out->v[out->n]);
+		if (err) {
+			fprintf(stderr, "dropscope: %s:%u: the rule above is refused\n",
+				name, lineno);
+			break;
+		}
+		out->v[out->n++].mode = mode;
+	}
+	if (!err && ferror(f)) {
+		fprintf(stderr, "dropscope: %s: cannot be read\n", name);
+		err = DS_EUSAGE;
+	}
+	free(line);
+	if (err) {
+		free(out->v);
+		memset(out, 0, sizeof(*out));
+	}
+	return err;
+}
+
+void ds_rules_del_all(struct ds_nl *nl, const uint32_t *ids, size_t n)
+{
+	while (n)
+		ds_rule_del(nl, ids[--n]);
+}
+
+int ds_rules_add_all(struct ds_nl *nl, const struct ds_rules *l,
+		     uint32_t *ids, size_t *failed)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < l->n; i++) {
+		err = ds_rule_add(nl, &l->v[i], &ids[i]);
+		if (err) {
+			/* all or none */
+			*failed = i;
+			ds_rules_del_all(nl, ids, i);
+			return err;
+		}
+	}
+	return 0;
+}

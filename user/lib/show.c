@@ -74,6 +74,8 @@ void ds_site_print(struct ds_print *p, const struct ds_site *s,
 	if (s->l4)
 		ds_print_u64_as(p, DS_ANY, "l4", alert ? "l4 %s" : "%s", s->l4,
 				ds_l4_name(s->l4, name, sizeof(name)));
+	if (s->scope)
+		ds_print_bool(p, DS_JSON, "scope", NULL, true);
 	ds_print_close_obj(p);
 }
 
@@ -81,11 +83,18 @@ void ds_site_print(struct ds_print *p, const struct ds_site *s,
 void ds_sites_print(struct ds_print *p, const struct ds_site *v, size_t n,
 		    size_t top)
 {
+	ds_sites_print_as(p, NULL, v, n, top);
+}
+
+/* The same, under key (inside an object). */
+void ds_sites_print_as(struct ds_print *p, const char *key,
+		       const struct ds_site *v, size_t n, size_t top)
+{
 	size_t i;
 
 	if (top > n)
 		top = n;
-	ds_print_open_table(p, NULL, ds_site_cols, DS_NCOLS(ds_site_cols),
+	ds_print_open_table(p, key, ds_site_cols, DS_NCOLS(ds_site_cols),
 			    DS_TABLE_HEAD | DS_TABLE_FIT80);
 	for (i = 0; i < top; i++)
 		ds_site_print(p, &v[i], NULL);
