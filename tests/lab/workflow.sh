@@ -111,3 +111,73 @@ test_rule_files() {
 	check "rule load: a rule the module refuses takes back those added; exit 1" \
 		"1 1 []" "$rc $(echo "$out" | grep -c "no device has this ifindex") $(rules_of)"
 }
+
+# rcvbuf.py N STATUS FILE: N datagrams to a UDP socket of its own with
+# the smallest receive buffer, never read (each one past the first few is
+# a UdpRcvbufErrors drop, of that socket); the kernel's count of that
+# socket's drops (/proc/net/udp) into FILE; then exit STATUS
+RCVBUF_PY='
+import socket, sys
+r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)
+r.bind(("127.0.0.1", 0))
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(int(sys.argv[1])):
+    s.sendto(b"x" * 1000, r.getsockname())
+port = "%04X" % r.getsockname()[1]
+for l in open("/proc/net/udp").read().splitlines()[1:]:
+    f = l.split()
+    if f[1].endswith(":" + port):
+        open(sys.argv[3], "w").write(f[-1] + "\n")
+sys.exit(int(sys.argv[2]))
+'
+
+# run -- CMD, CMD overflowing its own socket's receive buffer while a
+# process outside it overflows another's: CMD's drops are its socket's
+# (/proc/net/udp), apart from the rest; both are Udp RcvbufErrors; the
+# exit status is CMD's.
+test_run() {
+	local rcv0 rc
+	setup_module
+	if ! grep -q rx_sk /sys/kernel/tracing/events/skb/kfree_skb/format; then
+		skip "test_$TEST" "skb:kfree_skb has no rx_sk (6.11): a receive-buffer drop carries no socket"
+		return
+	fi
+	rcv0=$($KC snmp Udp RcvbufErrors)
+	python3 -c "$RCVBUF_PY" 200 0 "$TMP/out.drops" &
+	$DS -j run -- python3 -c "$RCVBUF_PY" 300 3 "$TMP/in.drops" > "$TMP/run.json"
+	rc=$?
+	wait
+	check "run: exit status CMD's; CMD's drops its socket's, all of them Udp RcvbufErrors with the other's; nothing failed" \
+		"3 3 $(cat "$TMP/in.drops") $(($($KC snmp Udp RcvbufErrors) - rcv0)) []" \
+		"$rc $(json "'%d %d' % (d['status'], d['cmd']['drops'])" < "$TMP/run.json") $(($(cat "$TMP/in.drops") + $(cat "$TMP/out.drops"))) $(json "d['failed']" < "$TMP/run.json")"
+}
+
+# --fail-on new against a baseline of the same traffic passes; a new kind
+# of drop fails with status 5 and is named; --ktap is KTAP, a line a
+# condition.
+test_run_baseline() {
+	local rc out
+	setup_module
+	$DS start
+	gen udp 10 $UDP_CLOSED
+	$DS record "$TMP/base.rec"
+	$DS stop
+	$DS run --baseline "$TMP/base.rec" --fail-on new -- $BIN/dropgen udp 10 $UDP_CLOSED > "$TMP/r0.txt"
+	rc=$?
+	check "run --fail-on new: the same traffic as the baseline passes" 0 "$rc"
+	out=$($DS -j run --baseline "$TMP/base.rec" --fail-on new -- \
+		sh -c "$BIN/dropgen udp 10 $UDP_CLOSED && $BIN/dropgen tcp 3 $TCP_CLOSED")
+	rc=$?
+	check "run --fail-on new: a new site fails (exit 5), and is named" "5 1" \
+		"$rc $(echo "$out" | json "len([f for f in d['failed'] if 'no site' in f])")"
+	$DS run --ktap --max 0 --fail-on reason NO_SOCKET -- $BIN/dropgen udp 4 $UDP_CLOSED > "$TMP/k.tap"
+	rc=$?
+	check "run --ktap: KTAP, a test line a condition (3), the failed ones not ok; exit 5" \
+		"5 KTAP version 1|1..3|ok 1|not ok 2|not ok 3" \
+		"$rc $(py -c '
+import re, sys
+l = open(sys.argv[1]).read().splitlines()
+print("|".join([l[0], l[1]] + [re.match(r"(not )?ok \d+", x).group(0) for x in l[2:]]))
+' "$TMP/k.tap")"
+}
