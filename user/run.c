@@ -37,6 +37,7 @@ struct ds_run {
 	size_t nreasons;
 	uint64_t max;		/* UINT64_MAX: no maximum */
 	const char *rules;
+	const char *output;	/* the report's file; NULL: standard output */
 	bool ktap;
 	char **cmd;
 	int ncmd;
@@ -87,6 +88,8 @@ static int ds_run_args(struct ds_run *r, const struct ds_cmd *self, int argc,
 			r->baseline = v;
 		} else if (!strcmp(o, "rules") || !strcmp(o, "masks")) {
 			r->rules = v;
+		} else if (!strcmp(o, "output")) {
+			r->output = v;
 		} else if (!strcmp(o, "max")) {
 			if (ds_parse_u64(v, 0, UINT64_MAX - 1, &r->max))
 				return ds_usage(self, "--max needs a number of drops");
@@ -255,22 +258,22 @@ static void ds_run_part(struct ds_print *p, const char *key,
 }
 
 static void ds_run_report(struct ds_ctx *ctx, const struct ds_run *r,
-			  const char *cgroup, int status,
+			  FILE *f, const char *cgroup, int status,
 			  const struct ds_sites *cmd,
 			  const struct ds_sites *rest,
 			  const struct ds_cond *c, size_t nc)
 {
-	struct ds_print p = { .f = stdout, .json = ctx->json };
+	struct ds_print p = { .f = f, .json = ctx->json };
 	char title[256];
 	size_t i;
 	int a;
 
 	if (r->ktap) {
-		printf("KTAP version 1\n1..%zu\n", nc);
+		fprintf(f, "KTAP version 1\n1..%zu\n", nc);
 		for (i = 0; i < nc; i++)
-			printf("%sok %zu %s%s%s\n", c[i].failed ? "not " : "",
-			       i + 1, c[i].name, c[i].why[0] ? " # " : "",
-			       c[i].why);
+			fprintf(f, "%sok %zu %s%s%s\n", c[i].failed ? "not " : "",
+				i + 1, c[i].name, c[i].why[0] ? " # " : "",
+				c[i].why);
 		return;
 	}
 	ds_print_open_obj(&p, NULL);
@@ -460,7 +463,19 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		ds_record_free(&now);
 	}
 	nc = ds_run_judge(&r, &base, same_build, &all, status, conds);
-	ds_run_report(ctx, &r, id_s, status, &cmd, &rest, conds, nc);
+	f = r.output ? fopen(r.output, "w") : stdout;
+	if (!f) {
+		fprintf(stderr, "dropscope: run: %s: %s\n", r.output,
+			strerror(errno));
+		err = DS_EFAIL;
+		goto out_stop;
+	}
+	ds_run_report(ctx, &r, f, id_s, status, &cmd, &rest, conds, nc);
+	if (f != stdout && fclose(f)) {
+		fprintf(stderr, "dropscope: run: %s: write failed\n", r.output);
+		err = DS_EFAIL;
+		goto out_stop;
+	}
 	err = status;
 	for (i = 1; i < nc; i++)
 		if (conds[i].failed)

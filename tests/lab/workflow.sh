@@ -166,12 +166,13 @@ test_run_baseline() {
 	$DS run --baseline "$TMP/base.rec" --fail-on new -- $BIN/dropgen udp 10 $UDP_CLOSED > "$TMP/r0.txt"
 	rc=$?
 	check "run --fail-on new: the same traffic as the baseline passes" 0 "$rc"
-	# CMD's own output goes elsewhere: the report is on standard output
-	out=$($DS -j run --baseline "$TMP/base.rec" --fail-on new -- \
-		sh -c "$BIN/dropgen udp 10 $UDP_CLOSED >/dev/null && $BIN/dropgen tcp 3 $TCP_CLOSED >/dev/null")
+	# the report to a file of its own: CMD prints to standard output
+	$DS -j run --baseline "$TMP/base.rec" --fail-on new --output "$TMP/r1.json" -- \
+		sh -c "$BIN/dropgen udp 10 $UDP_CLOSED && $BIN/dropgen tcp 3 $TCP_CLOSED" > "$TMP/cmd.out"
 	rc=$?
-	check "run --fail-on new: a new site fails (exit 5), and is named" "5 1" \
-		"$rc $(echo "$out" | json "len([f for f in d['failed'] if 'no site' in f])")"
+	out=$(cat "$TMP/r1.json")
+	check "run --fail-on new: a new site fails (exit 5), and is named; CMD's output is its own" "5 1 2" \
+		"$rc $(echo "$out" | json "len([f for f in d['failed'] if 'no site' in f])") $(grep -c '^sent ' "$TMP/cmd.out")"
 	$DS run --ktap --max 0 --fail-on reason NO_SOCKET -- \
 		sh -c "$BIN/dropgen udp 4 $UDP_CLOSED >/dev/null" > "$TMP/k.tap"
 	rc=$?
