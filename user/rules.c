@@ -138,6 +138,22 @@ static void ds_rule_print(struct ds_print *p, struct ds_ctx *ctx,
 	ds_print_close_obj(p);
 }
 
+/* The module's rules into l (the caller frees l->v); errors printed. */
+static int ds_rules_get(struct ds_ctx *ctx, struct ds_rules *l)
+{
+	int err = ds_ctx_nl(ctx);
+
+	if (err)
+		return err;
+	err = ds_rules_fetch(ctx->nl, l);
+	if (err) {
+		free(l->v);
+		l->v = NULL;
+		return ds_fail(ctx, err);
+	}
+	return 0;
+}
+
 /* ID, MODE, HITS, then the fields of the rule under MATCH. */
 static const struct ds_col ds_rule_cols[] = {
 	{ "id", "ID", "", 4, DS_COL_RIGHT },
@@ -159,13 +175,10 @@ int cmd_rule_list(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	if (argc)
 		return ds_usage(self, "takes no arguments");
 	err = ds_ctx_reasons(ctx, &reasons);
+	if (!err)
+		err = ds_rules_get(ctx, &l);
 	if (err)
 		return err;
-	err = ds_rules_fetch(ctx->nl, &l);
-	if (err) {
-		free(l.v);
-		return ds_fail(ctx, err);
-	}
 	ds_print_open_table(&p, NULL, ds_rule_cols, DS_NCOLS(ds_rule_cols),
 			    DS_TABLE_HEAD);
 	for (i = 0; i < l.n; i++)
@@ -190,14 +203,9 @@ int cmd_rule_save(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 
 	if (argc != 1 || !*argv[0])
 		return ds_usage(self, "give the file to write (- for standard output)");
-	err = ds_ctx_nl(ctx);
+	err = ds_rules_get(ctx, &l);
 	if (err)
 		return err;
-	err = ds_rules_fetch(ctx->nl, &l);
-	if (err) {
-		free(l.v);
-		return ds_fail(ctx, err);
-	}
 	f = out ? stdout : fopen(argv[0], "w");
 	if (!f) {
 		fprintf(stderr, "dropscope: rule save: %s: %s\n", argv[0],
