@@ -49,11 +49,15 @@ CFLAGS += -Wall -Wextra -Werror -std=gnu11 -Iinclude/uapi -Iuser \
 LDLIBS_NL := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LDLIBS_CLI := $(LDLIBS_NL) -lreadline -lpcap -lmicrohttpd -lpthread
 
-CLI_SRC := user/main.c user/cmd.c user/nl.c user/output.c user/print.c \
-	user/util.c user/watch.c user/mask.c user/kallsyms.c user/sessions.c \
-	user/top.c user/smc.c user/capture.c user/pcapng.c user/export.c user/complete.c
+# user/lib/: the library (transport, model, names, loop, printing);
+# user/: the shell (main.c, cmd.c, complete.c) and the command files
+LIB_SRC := $(wildcard user/lib/*.c)
+CLI_SRC := user/main.c user/cmd.c user/complete.c user/watch.c user/rules.c \
+	user/sessions.c user/top.c user/smc.c user/capture.c user/export.c \
+	user/record.c user/run.c \
+	$(LIB_SRC)
 CLI_LIB := $(filter-out user/main.c,$(CLI_SRC))
-CLI_HDR := $(wildcard user/*.h) include/uapi/linux/dropscope.h
+CLI_HDR := $(wildcard user/*.h user/lib/*.h) include/uapi/linux/dropscope.h
 
 .PHONY: all module user clean check check-debug lab bench deps kernels unit \
 	testbins spec-check checkpatch install install-cli install-module \
@@ -96,16 +100,20 @@ kernels:
 tests/unit/test_cli: tests/unit/test_cli.c $(CLI_LIB) $(CLI_HDR)
 	$(CC) $(CFLAGS) -o $@ tests/unit/test_cli.c $(CLI_LIB) $(LDLIBS_NL) -lpcap -lmicrohttpd -lpthread -lcmocka
 
-unit: tests/unit/test_cli
+tests/unit/test_lib: tests/unit/test_lib.c $(LIB_SRC) $(CLI_HDR)
+	$(CC) $(CFLAGS) -o $@ tests/unit/test_lib.c $(LIB_SRC) $(LDLIBS_NL) -lpcap -lcmocka
+
+unit: tests/unit/test_cli tests/unit/test_lib
 	tests/unit/test_cli
+	tests/unit/test_lib
 
 tests/lab/bin/dropgen: tests/lab/dropgen.c tests/lab/gentime.h
 	@mkdir -p tests/lab/bin
 	$(CC) $(CFLAGS) -o $@ $<
 
-tests/lab/bin/nlpoke: tests/lab/nlpoke.c user/nl.c $(CLI_HDR)
+tests/lab/bin/nlpoke: tests/lab/nlpoke.c user/lib/nl.c $(CLI_HDR)
 	@mkdir -p tests/lab/bin
-	$(CC) $(CFLAGS) -D_GNU_SOURCE -o $@ tests/lab/nlpoke.c user/nl.c $(LDLIBS_NL)
+	$(CC) $(CFLAGS) -D_GNU_SOURCE -o $@ tests/lab/nlpoke.c user/lib/nl.c $(LDLIBS_NL)
 
 tests/lab/bin/tcpgen: tests/lab/tcpgen.c tests/lab/genio.h tests/lab/gentime.h
 	@mkdir -p tests/lab/bin

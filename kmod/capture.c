@@ -449,8 +449,8 @@ static void ds_cap_drain(struct ds_cap *c, bool end)
 	ds_cap_msg_send(c, &m, end);
 }
 
-/* The worker, every interval. */
-void ds_capture_drain(void)
+/* A round went out: what every capture buffered since, to its socket. */
+static void ds_capture_drain(void)
 {
 	struct ds_cap *c;
 	u32 i;
@@ -703,7 +703,7 @@ int ds_capture_fill(struct sk_buff *msg, const void *cap)
 }
 
 /* Monitoring stops, or the module goes: every capture ends, drained. */
-void ds_capture_end_all(void)
+static void ds_capture_end_all(void)
 {
 	unsigned long mask = 0;
 	u32 i;
@@ -714,6 +714,12 @@ void ds_capture_end_all(void)
 			__set_bit(i, &mask);
 	ds_cap_remove_all(mask, true, true);
 }
+
+const struct ds_sink ds_capture_sink = {
+	.name = "capture",
+	.round = ds_capture_drain,
+	.end = ds_capture_end_all,
+};
 
 /* A netlink socket is released: its captures end, with nobody to tell. */
 static int ds_cap_notify(struct notifier_block *nb, unsigned long event,

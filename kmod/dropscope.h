@@ -33,7 +33,9 @@
  *
  * A source of events (drops, TCP sessions, SMC) plugs into monitor.c with a
  * struct ds_source: monitor.c attaches and detaches it, folds it on every
- * interval and asks it for its part of each alert round.
+ * interval and asks it for its part of each alert round. A consumer of
+ * what the sources see (capture) plugs in with a struct ds_sink: told of
+ * each round once it went out, and of the end of monitoring.
  */
 #ifndef _DROPSCOPE_H
 #define _DROPSCOPE_H
@@ -131,6 +133,18 @@ struct ds_source {
 	void (*free)(void);
 };
 
+/*
+ * A consumer of the sources' events, driven by monitor.c under ds_lock:
+ *   round:  a round went out: send what was buffered since the last one
+ *   end:    monitoring stops (after its last round) or the module goes:
+ *           send what is left, and end
+ */
+struct ds_sink {
+	const char *name;
+	void (*round)(void);
+	void (*end)(void);
+};
+
 void ds_monitor_init(void);
 void ds_monitor_exit(void);
 void ds_monitor_free(void);
@@ -150,8 +164,11 @@ void ds_set_interval_ms(u32 ms);
  * One key of a per-CPU table and its count. A key is (location, reason),
  * plus those of the packet's fields some mask rule matches on: rk is
  * reason | ifindex << 32, pk is netns | l3 << 32 | l4 << 48 (l3 in network
- * byte order here).
+ * byte order here), and DS_PK_SCOPE when the drop's socket belongs to the
+ * scoped cgroup (scope.c).
  */
+#define DS_PK_SCOPE	BIT_ULL(63)
+
 struct ds_slot {
 	unsigned long loc;	/* 0: free; set once when claimed */
 	u64 rk;
@@ -252,6 +269,7 @@ struct ds_site {
 	u32 netns;
 	u16 l3;
 	u8 l4;
+	bool scope;		/* the drops of the scoped cgroup's sockets */
 	bool masked;		/* the verdict of the rules of rules_gen */
 	u32 rules_gen;
 	int rule;		/* index of the deciding rule, or -1 */
@@ -439,6 +457,19 @@ struct ds_sess_stats {
  * arguments after sk are the probe's own, in its registers.
  */
 DECLARE_STATIC_KEY_FALSE(ds_sess_drops_key);
+
+/*
+ * ---- probe.c, scope.c: drops with a socket ------------------------------
+ * ds_sock_key is on (a count) while something wants the drops that carry
+ * a socket: sessions (ds_sess_drops_key), or a scope (ds_scope_key).
+ */
+DECLARE_STATIC_KEY_FALSE(ds_sock_key);
+DECLARE_STATIC_KEY_FALSE(ds_scope_key);
+struct sock;
+bool ds_scope_holds(const struct sock *sk);
+int ds_scope_set(u64 id, struct netlink_ext_ack *extack);
+u64 ds_scope_id(void);
+void ds_scope_exit(void);
 struct sock;
 void ds_sess_drop(const struct sock *sk, const struct sk_buff *skb,
 		  void *location, u32 reason);
@@ -487,8 +518,7 @@ struct ds_cap;
 struct nlattr;
 DECLARE_STATIC_KEY_FALSE(ds_cap_key);
 void ds_capture(const struct sk_buff *skb, void *location, u32 reason);
-void ds_capture_drain(void);
-void ds_capture_end_all(void);
+extern const struct ds_sink ds_capture_sink;
 int ds_capture_start(struct nlattr **tb, const struct ds_rule *rule,
 		     struct genl_info *info, u32 *id);
 struct ds_cap *ds_capture_stop(u32 id, u32 portid,

@@ -101,6 +101,7 @@ static void __exit ds_exit(void)
 #endif
 	ds_monitor_exit();
 	ds_family_exit();
+	ds_scope_exit();
 	ds_capture_exit();
 	ds_monitor_free();
 	ds_smc_exit();

@@ -8,7 +8,8 @@
  * ds_sources[]: start attaches every source in order (and detaches those
  * already attached if one fails), stop detaches them all, and every
  * interval the worker folds each source and builds one alert round from
- * all of them.
+ * all of them. A consumer of what the sources see (struct ds_sink, in
+ * ds_sinks[]) is told of each round once it went out, and of the end.
  */
 
 #include <linux/random.h>
@@ -22,6 +23,10 @@ static const struct ds_source *const ds_sources[] = {
 	&ds_drop_source,
 	&ds_tcp_source,
 	&ds_smc_source,
+};
+
+static const struct ds_sink *const ds_sinks[] = {
+	&ds_capture_sink,
 };
 
 static struct {
@@ -102,6 +107,22 @@ static void ds_reset_all(bool attached)
 	mon.epoch++;
 }
 
+static void ds_sinks_round(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ds_sinks); i++)
+		ds_sinks[i]->round();
+}
+
+static void ds_sinks_end(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ds_sinks); i++)
+		ds_sinks[i]->end();
+}
+
 static void ds_detach_all(void)
 {
 	size_t i;
@@ -159,8 +180,8 @@ int ds_stop(struct netlink_ext_ack *extack)
 	cancel_delayed_work(&mon.work);
 	ds_fold_all();
 	ds_alert_all();
-	/* nothing more to capture: what is buffered goes out, and the end */
-	ds_capture_end_all();
+	/* nothing more to consume: what is buffered goes out, and the end */
+	ds_sinks_end();
 	return 0;
 }
 
@@ -183,7 +204,7 @@ static void ds_work_fn(struct work_struct *work)
 	if (mon.running) {
 		ds_fold_all();
 		ds_alert_all();
-		ds_capture_drain();
+		ds_sinks_round();
 		ds_schedule();
 	}
 	mutex_unlock(&ds_lock);
@@ -207,7 +228,7 @@ void ds_monitor_exit(void)
 	mon.exiting = true;
 	ds_detach_all();
 	mon.running = false;
-	ds_capture_end_all();
+	ds_sinks_end();
 	mutex_unlock(&ds_lock);
 	cancel_delayed_work_sync(&mon.work);
 }

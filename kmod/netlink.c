@@ -34,6 +34,7 @@ static const struct nla_policy ds_config_policy[DROPSCOPE_A_MAX + 1] = {
 	[DROPSCOPE_A_TOP] = { .type = NLA_U32 },
 	[DROPSCOPE_A_RATELIMIT] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &ds_ratelimit_range),
+	[DROPSCOPE_A_SCOPE_CGROUP] = { .type = NLA_U64 },
 };
 
 static const struct nla_policy ds_start_policy[DROPSCOPE_A_MAX + 1] = {
@@ -152,7 +153,10 @@ static int ds_fill_config(struct sk_buff *msg, const void *arg)
 	    nla_put_u32(msg, DROPSCOPE_A_RULES, ds_rules_count()) ||
 	    nla_put_u32(msg, DROPSCOPE_A_PARTS, ds_running_parts()) ||
 	    nla_put_u32(msg, DROPSCOPE_A_SESSIONS_CAPACITY, ds_sessions_cap) ||
-	    nla_put_u32(msg, DROPSCOPE_A_CLOSED_CAPACITY, ds_closed_cap))
+	    nla_put_u32(msg, DROPSCOPE_A_CLOSED_CAPACITY, ds_closed_cap) ||
+	    (ds_scope_id() &&
+	     nla_put_u64_64bit(msg, DROPSCOPE_A_SCOPE_CGROUP, ds_scope_id(),
+			       DROPSCOPE_A_PAD)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -176,12 +180,24 @@ static int ds_cmd_config_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
 	u32 v[4];
+	int err;
 
 	if (!a[DROPSCOPE_A_INTERVAL_MS] && !a[DROPSCOPE_A_THRESHOLD] &&
-	    !a[DROPSCOPE_A_TOP] && !a[DROPSCOPE_A_RATELIMIT]) {
+	    !a[DROPSCOPE_A_TOP] && !a[DROPSCOPE_A_RATELIMIT] &&
+	    !a[DROPSCOPE_A_SCOPE_CGROUP]) {
 		NL_SET_ERR_MSG(info->extack,
 			       "no configuration attribute given");
 		return -EINVAL;
+	}
+	/* the one that can fail comes first: then nothing is set */
+	if (a[DROPSCOPE_A_SCOPE_CGROUP]) {
+		err = ds_scope_set(nla_get_u64(a[DROPSCOPE_A_SCOPE_CGROUP]),
+				   info->extack);
+		if (err) {
+			NL_SET_BAD_ATTR(info->extack,
+					a[DROPSCOPE_A_SCOPE_CGROUP]);
+			return err;
+		}
 	}
 	/* the policy checked every value: nothing below can fail */
 	ds_alert_set_config(ds_get_u32(a, DROPSCOPE_A_THRESHOLD, &v[0]),
@@ -511,7 +527,7 @@ static int ds_cmd_mask_add(struct sk_buff *skb, struct genl_info *info)
 	err = ds_rule_add(r, info);
 	if (err)
 		return err;
-	return ds_reply(info, DROPSCOPE_CMD_MASK_ADD, NLMSG_GOODSIZE,
+	return ds_reply(info, DROPSCOPE_CMD_RULE_ADD, NLMSG_GOODSIZE,
 			ds_put_rule, r);
 }
 
@@ -640,7 +656,7 @@ static int ds_put_rule_i(struct sk_buff *skb, u32 i)
 /* Rules dump: hits are folded first. */
 static int ds_dump_rules(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	return ds_dump_array(skb, cb, DROPSCOPE_CMD_MASK_GET,
+	return ds_dump_array(skb, cb, DROPSCOPE_CMD_RULE_GET,
 			     ds_rules_generation(), ds_rules_count,
 			     ds_put_rule_i);
 }
@@ -700,26 +716,26 @@ const struct genl_ops ds_nl_ops[] = {
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd = DROPSCOPE_CMD_MASK_ADD,
+		.cmd = DROPSCOPE_CMD_RULE_ADD,
 		.doit = ds_cmd_mask_add,
 		.policy = ds_mask_policy,
 		.maxattr = DROPSCOPE_A_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd = DROPSCOPE_CMD_MASK_DEL,
+		.cmd = DROPSCOPE_CMD_RULE_DEL,
 		.doit = ds_cmd_mask_del,
 		.policy = ds_mask_policy,
 		.maxattr = DROPSCOPE_A_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd = DROPSCOPE_CMD_MASK_GET,
+		.cmd = DROPSCOPE_CMD_RULE_GET,
 		.dumpit = ds_dump_rules,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd = DROPSCOPE_CMD_MASK_CLEAR,
+		.cmd = DROPSCOPE_CMD_RULE_CLEAR,
 		.doit = ds_cmd_mask_clear,
 		.flags = GENL_ADMIN_PERM,
 	},

@@ -45,6 +45,9 @@ struct ds_cpu {
 };
 
 static DEFINE_PER_CPU(struct ds_cpu, ds_cpus);
+
+/* See dropscope.h: sessions tracked, or a cgroup scoped */
+DEFINE_STATIC_KEY_FALSE(ds_sock_key);
 static unsigned int ds_slot_bits;
 static bool ds_attached;	/* under ds_lock */
 
@@ -296,9 +299,10 @@ static __always_inline void ds_count(struct ds_cpu *c, unsigned long loc,
  */
 static noinline notrace void ds_count_packet(struct ds_cpu *c,
 					     const struct sk_buff *skb,
-					     unsigned long loc, u32 reason)
+					     unsigned long loc, u32 reason,
+					     u64 pk)
 {
-	u64 rk = reason, pk = 0;
+	u64 rk = reason;
 
 	ds_packet_key(skb, &rk, &pk);
 	ds_count(c, loc, rk, pk, ds_hash(loc, rk, pk));
@@ -313,30 +317,40 @@ static __always_inline bool ds_packet_gated_out(const struct sk_buff *skb)
 	       !test_bit(iif, ds_gate);
 }
 
-/* Count a drop in this CPU's table, keyed by the fields the rules use. */
+/*
+ * Count a drop in this CPU's table, keyed by the fields the rules use; pk
+ * is DS_PK_SCOPE for a drop of the scoped cgroup's sockets, else 0.
+ */
 static __always_inline void ds_probe_count(struct ds_cpu *c,
 					   const struct sk_buff *skb,
-					   unsigned long loc, u32 reason)
+					   unsigned long loc, u32 reason, u64 pk)
 {
 	if (static_branch_unlikely(&ds_packet_fields) &&
 	    !ds_packet_gated_out(skb))
-		ds_count_packet(c, skb, loc, reason);
+		ds_count_packet(c, skb, loc, reason, pk);
 	else
-		ds_count(c, loc, reason, 0, ds_hash(loc, reason, 0));
+		ds_count(c, loc, reason, pk, ds_hash(loc, reason, pk));
 }
 
 /*
- * A drop with a socket while TCP sessions are tracked: counted to its
- * session too, unless the rules mask it (sessions.c). Out of line, as
- * ds_count_packet() is.
+ * A drop with a socket while TCP sessions are tracked or a cgroup is
+ * scoped: counted to its session too, unless the rules mask it
+ * (sessions.c), and apart when the socket is the scope's (scope.c). Out of
+ * line, as ds_count_packet() is.
  */
-static noinline notrace void ds_count_sess(const struct sk_buff *skb,
+static noinline notrace void ds_count_sock(const struct sk_buff *skb,
 					   void *location, u32 reason,
 					   const struct sock *rx_sk)
 {
-	ds_sess_drop(skb->sk ? skb->sk : rx_sk, skb, location, reason);
+	const struct sock *sk = skb->sk ? skb->sk : rx_sk;
+	u64 pk = 0;
+
+	if (static_branch_unlikely(&ds_sess_drops_key))
+		ds_sess_drop(sk, skb, location, reason);
+	if (static_branch_unlikely(&ds_scope_key) && ds_scope_holds(sk))
+		pk = DS_PK_SCOPE;
 	ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb, (unsigned long)location,
-		       reason);
+		       reason, pk);
 }
 
 /*
@@ -353,12 +367,12 @@ ds_probe_slow(void *data, const struct sk_buff *skb, void *location,
 	ds_probe_begin();
 	if (static_branch_unlikely(&ds_cap_key))
 		ds_capture(skb, location, reason);
-	if (static_branch_unlikely(&ds_sess_drops_key) &&
+	if (static_branch_unlikely(&ds_sock_key) &&
 	    ((unsigned long)skb->sk | (unsigned long)rx_sk))
-		ds_count_sess(skb, location, reason, rx_sk);
+		ds_count_sock(skb, location, reason, rx_sk);
 	else
 		ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb,
-			       (unsigned long)location, reason);
+			       (unsigned long)location, reason, 0);
 	ds_probe_end();
 }
 
@@ -373,13 +387,13 @@ ds_probe_slow(void *data, const struct sk_buff *skb, void *location,
 static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 {
 	if (static_branch_unlikely(&ds_cap_key) ||
-	    (static_branch_unlikely(&ds_sess_drops_key) &&
+	    (static_branch_unlikely(&ds_sock_key) &&
 	     ((unsigned long)skb->sk | (unsigned long)DS_KFREE_SKB_RX_SK)))
 		return ds_probe_slow(data, skb, location, reason,
 				     DS_KFREE_SKB_RX_SK);
 	ds_probe_begin();
 	ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb,
-		       (unsigned long)location, reason);
+		       (unsigned long)location, reason, 0);
 	ds_probe_end();
 }
 

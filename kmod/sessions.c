@@ -618,6 +618,7 @@ static int ds_tcp_attach(struct netlink_ext_ack *extack)
 		ds_tps[i].on = true;
 	}
 	static_branch_enable(&ds_sess_drops_key);
+	static_branch_inc(&ds_sock_key);
 	tcp.attached = true;
 	return 0;
 err:
@@ -631,6 +632,7 @@ static void ds_tcp_detach(void)
 	lockdep_assert_held(&ds_lock);
 	if (!tcp.attached)
 		return;
+	static_branch_dec(&ds_sock_key);
 	static_branch_disable(&ds_sess_drops_key);
 	ds_tcp_unregister();
 	tcp.attached = false;

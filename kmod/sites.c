@@ -66,7 +66,8 @@ static struct ds_site *ds_site_find(unsigned long loc, u64 rk, u64 pk)
 			       ds_site_hkey(loc, rk, pk))
 		if (site->loc == loc && site->reason == (u32)rk &&
 		    site->ifindex == rk >> 32 && site->netns == (u32)pk &&
-		    site->l3 == (u16)(pk >> 32) && site->l4 == (u8)(pk >> 48))
+		    site->l3 == (u16)(pk >> 32) && site->l4 == (u8)(pk >> 48) &&
+		    site->scope == !!(pk & DS_PK_SCOPE))
 			return site;
 	return NULL;
 }
@@ -113,6 +114,7 @@ static struct ds_site *ds_site_get(unsigned long loc, u64 rk, u64 pk)
 	site->netns = (u32)pk;
 	site->l3 = (u16)(pk >> 32);
 	site->l4 = (u8)(pk >> 48);
+	site->scope = !!(pk & DS_PK_SCOPE);
 	site->rules_gen = ds_rules_gen() - 1;	/* not judged yet */
 	INIT_LIST_HEAD(&site->dirty);
 	hash_add(ds_site_hash, &site->hnode, ds_site_hkey(loc, rk, pk));
@@ -300,7 +302,8 @@ int ds_site_put(struct sk_buff *skb, const struct ds_site *site, bool alert)
 	    (site->netns &&
 	     nla_put_u32(skb, DROPSCOPE_SITE_A_NETNS, site->netns)) ||
 	    (site->l3 && nla_put_u16(skb, DROPSCOPE_SITE_A_L3, site->l3)) ||
-	    (site->l4 && nla_put_u8(skb, DROPSCOPE_SITE_A_L4, site->l4))) {
+	    (site->l4 && nla_put_u8(skb, DROPSCOPE_SITE_A_L4, site->l4)) ||
+	    (site->scope && nla_put_flag(skb, DROPSCOPE_SITE_A_SCOPE))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

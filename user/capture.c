@@ -17,9 +17,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include <linux/filter.h>
-#include <netlink/attr.h>
-#include <netlink/msg.h>
 #include <pcap/pcap.h>
 
 #include "dropscope.h"
@@ -38,8 +35,7 @@ struct ds_capture {
 	uint64_t c_loc;
 	uint32_t c_reason, c_netns;
 	char comment[256];
-	/* the module's counters, the last it sent */
-	uint64_t matched, captured, lost_buffer, lost_socket, no_network;
+	struct ds_cap_counters k;	/* the module's, the last it sent */
 };
 
 static const char *ds_cap_reason(struct ds_capture *c, uint32_t id)
@@ -52,119 +48,27 @@ static const char *ds_cap_reason(struct ds_capture *c, uint32_t id)
 	return "?";
 }
 
-static int ds_cap_counters(struct ds_capture *c, struct nlattr *nest)
+static int ds_cap_packet(void *arg, const struct ds_packet *pk)
 {
-	struct nlattr *t[DROPSCOPE_CAPTURE_A_MAX + 1];
-
-	if (nla_parse_nested(t, DROPSCOPE_CAPTURE_A_MAX, nest, NULL) < 0 ||
-	    !t[DROPSCOPE_CAPTURE_A_ID])
-		return -EINVAL;
-	c->id = nla_get_u32(t[DROPSCOPE_CAPTURE_A_ID]);
-	if (t[DROPSCOPE_CAPTURE_A_MATCHED]) {
-		c->matched = nla_get_u64(t[DROPSCOPE_CAPTURE_A_MATCHED]);
-		c->captured = nla_get_u64(t[DROPSCOPE_CAPTURE_A_CAPTURED]);
-		c->lost_buffer = nla_get_u64(t[DROPSCOPE_CAPTURE_A_LOST_BUFFER]);
-		c->lost_socket = nla_get_u64(t[DROPSCOPE_CAPTURE_A_LOST_SOCKET]);
-		c->no_network = nla_get_u64(t[DROPSCOPE_CAPTURE_A_NO_NETWORK]);
-	}
-	if (t[DROPSCOPE_CAPTURE_A_END])
-		c->ended = true;
-	return 0;
-}
-
-/* A packet's attributes, read in one pass over its nest. */
-struct ds_packet {
-	uint64_t tstamp, loc;
-	uint32_t reason, ifindex, netns, len, caplen;
-	uint16_t protocol;
-	const void *data;
-};
-
-/* Each packet is read here: no table, no policy walk, one pass. */
-static int ds_packet_parse(const struct nlattr *nest, struct ds_packet *pk)
-{
-	/* the attributes a packet must carry, and the size of each value */
-	static const uint8_t size[DROPSCOPE_PACKET_A_MAX + 1] = {
-		[DROPSCOPE_PACKET_A_TSTAMP] = 8, [DROPSCOPE_PACKET_A_LOCATION] = 8,
-		[DROPSCOPE_PACKET_A_REASON] = 4, [DROPSCOPE_PACKET_A_IFINDEX] = 4,
-		[DROPSCOPE_PACKET_A_NETNS] = 4, [DROPSCOPE_PACKET_A_PROTOCOL] = 2,
-		[DROPSCOPE_PACKET_A_LEN] = 4,
-	};
-	const uint32_t need = 1U << DROPSCOPE_PACKET_A_TSTAMP |
-			      1U << DROPSCOPE_PACKET_A_LOCATION |
-			      1U << DROPSCOPE_PACKET_A_LEN |
-			      1U << DROPSCOPE_PACKET_A_DATA;
-	const struct nlattr *a = nla_data(nest);
-	int rem = nla_len(nest), n, type;
-	uint32_t seen = 0;
-	const void *v;
-
-	memset(pk, 0, sizeof(*pk));
-	while (rem >= NLA_HDRLEN) {
-		if (!ds_nla_whole(a, rem))
-			return -EINVAL;
-		type = a->nla_type & NLA_TYPE_MASK;
-		n = a->nla_len - NLA_HDRLEN;
-		v = (const char *)a + NLA_HDRLEN;
-		if (type <= DROPSCOPE_PACKET_A_MAX && n < size[type])
-			return -EINVAL;
-		switch (type) {
-		case DROPSCOPE_PACKET_A_TSTAMP:
-			memcpy(&pk->tstamp, v, 8);
-			break;
-		case DROPSCOPE_PACKET_A_LOCATION:
-			memcpy(&pk->loc, v, 8);
-			break;
-		case DROPSCOPE_PACKET_A_REASON:
-			memcpy(&pk->reason, v, 4);
-			break;
-		case DROPSCOPE_PACKET_A_IFINDEX:
-			memcpy(&pk->ifindex, v, 4);
-			break;
-		case DROPSCOPE_PACKET_A_NETNS:
-			memcpy(&pk->netns, v, 4);
-			break;
-		case DROPSCOPE_PACKET_A_PROTOCOL:
-			memcpy(&pk->protocol, v, 2);
-			break;
-		case DROPSCOPE_PACKET_A_LEN:
-			memcpy(&pk->len, v, 4);
-			break;
-		case DROPSCOPE_PACKET_A_DATA:
-			pk->data = v;
-			pk->caplen = (uint32_t)n;
-			break;
-		}
-		if (type < 32)
-			seen |= 1U << type;
-		a = ds_nla_after(a, &rem);
-	}
-	return (seen & need) == need ? 0 : -EINVAL;
-}
-
-static int ds_cap_packet(struct ds_capture *c, const struct nlattr *nest)
-{
-	struct ds_packet pk;
+	struct ds_capture *c = arg;
 	char site[128];
 
-	if (ds_packet_parse(nest, &pk))
-		return -EINVAL;
 	if (c->want && c->written >= c->want) {
 		c->beyond++;
 		return 0;
 	}
-	if (!c->comment[0] || pk.loc != c->c_loc || pk.reason != c->c_reason ||
-	    pk.netns != c->c_netns) {
-		ds_syms_name(c->ctx->syms, pk.loc, site, sizeof(site));
+	if (!c->comment[0] || pk->loc != c->c_loc || pk->reason != c->c_reason ||
+	    pk->netns != c->c_netns) {
+		ds_syms_name(c->ctx->syms, pk->loc, site, sizeof(site));
 		snprintf(c->comment, sizeof(c->comment),
 			 "dropscope: %s at %s netns %" PRIu32,
-			 ds_cap_reason(c, pk.reason), site, pk.netns);
-		c->c_loc = pk.loc;
-		c->c_reason = pk.reason;
-		c->c_netns = pk.netns;
+			 ds_cap_reason(c, pk->reason), site, pk->netns);
+		c->c_loc = pk->loc;
+		c->c_reason = pk->reason;
+		c->c_netns = pk->netns;
 	}
-	if (ds_pcapng_write(c->w, pk.tstamp, pk.ifindex, pk.protocol, pk.data,
-			    pk.caplen, pk.len, c->comment))
+	if (ds_pcapng_write(c->w, pk->tstamp, pk->ifindex, pk->protocol, pk->data,
+			    pk->caplen, pk->len, c->comment))
 		c->write_err = true;
 	c->written++;
 	return 0;
@@ -177,21 +81,13 @@ static int ds_cap_packet(struct ds_capture *c, const struct nlattr *nest)
 static int ds_cap_msg(struct nlattr **tb, struct nlattr *attrs, int len,
 		      void *arg)
 {
-	const struct nlattr *at = attrs;
 	struct ds_capture *c = arg;
-	int rem = len, err;
+	int err;
 
-	for (; ds_nla_whole(at, rem); at = ds_nla_after(at, &rem)) {
-		if ((at->nla_type & NLA_TYPE_MASK) != DROPSCOPE_A_PACKET)
-			continue;
-		err = ds_cap_packet(c, at);
-		if (err)
-			return err;
-	}
+	err = ds_capture_read(tb, attrs, len, ds_cap_packet, c, &c->k);
 	if (c->w && ds_pcapng_flush(c->w))
 		c->write_err = true;
-	return tb[DROPSCOPE_A_CAPTURE] ?
-	       ds_cap_counters(c, tb[DROPSCOPE_A_CAPTURE]) : 0;
+	return err;
 }
 
 static int ds_cap_turn(void *arg, int *wait)
@@ -199,7 +95,7 @@ static int ds_cap_turn(void *arg, int *wait)
 	struct ds_capture *c = arg;
 
 	(void)wait;
-	return c->ended || c->write_err || (c->want && c->written >= c->want);
+	return c->k.ended || c->write_err || (c->want && c->written >= c->want);
 }
 
 /* Compile expr for raw IP packets; errors are libpcap's, printed. */
@@ -222,42 +118,6 @@ static int ds_cap_compile(const char *expr, uint32_t snaplen,
 	return err;
 }
 
-/* The START request: the capture nest, then the rule of the fields. */
-static struct nl_msg *ds_cap_start_msg(struct ds_ctx *ctx, struct ds_nl *nl,
-				       const struct bpf_program *prog,
-				       uint32_t snaplen, bool all, int nrule,
-				       char **rule, int *err)
-{
-	struct nl_msg *msg = ds_nl_msg(nl, DROPSCOPE_CMD_CAPTURE_START, false);
-	struct nlattr *nest;
-
-	*err = DS_EFAIL;
-	if (!msg)
-		return NULL;
-	nest = nla_nest_start(msg, DROPSCOPE_A_CAPTURE);
-	if (!nest || nla_put_u32(msg, DROPSCOPE_CAPTURE_A_SNAPLEN, snaplen) ||
-	    (prog && nla_put(msg, DROPSCOPE_CAPTURE_A_FILTER,
-			     (int)(prog->bf_len * sizeof(struct sock_filter)),
-			     prog->bf_insns)) ||
-	    (all && nla_put_flag(msg, DROPSCOPE_CAPTURE_A_ALL)))
-		goto err;
-	nla_nest_end(msg, nest);
-	if (nrule) {
-		nest = nla_nest_start(msg, DROPSCOPE_A_RULE);
-		if (!nest)
-			goto err;
-		*err = ds_rule_parse(ctx, nrule, rule, msg);
-		if (*err)
-			goto err;
-		nla_nest_end(msg, nest);
-	}
-	*err = 0;
-	return msg;
-err:
-	nlmsg_free(msg);
-	return NULL;
-}
-
 static void ds_cap_summary(struct ds_ctx *ctx, const struct ds_capture *c,
 			   const char *file)
 {
@@ -269,15 +129,15 @@ static void ds_cap_summary(struct ds_ctx *ctx, const struct ds_capture *c,
 	ds_print_u64(&p, DS_ANY, "written", "%" PRIu64 " packets written to ",
 		     c->written);
 	ds_print_text(&p, "%s: ", file);
-	ds_print_u64(&p, DS_ANY, "matched", "%" PRIu64 " matched, ", c->matched);
+	ds_print_u64(&p, DS_ANY, "matched", "%" PRIu64 " matched, ", c->k.matched);
 	ds_print_u64(&p, DS_ANY, "captured", "%" PRIu64 " captured, ",
-		     c->captured);
+		     c->k.captured);
 	ds_print_u64(&p, DS_ANY, "lost_buffer",
-		     "lost %" PRIu64 " (per-CPU buffer full), ", c->lost_buffer);
+		     "lost %" PRIu64 " (per-CPU buffer full), ", c->k.lost_buffer);
 	ds_print_u64(&p, DS_ANY, "lost_socket",
-		     "%" PRIu64 " (socket buffer full)", c->lost_socket);
+		     "%" PRIu64 " (socket buffer full)", c->k.lost_socket);
 	ds_print_u64(&p, DS_ANY, "no_network",
-		     "; %" PRIu64 " without a network header", c->no_network);
+		     "; %" PRIu64 " without a network header", c->k.no_network);
 	ds_print_u64(&p, DS_ANY, "beyond_count",
 		     ", %" PRIu64 " beyond count, not written\n", c->beyond);
 	ds_print_close_obj(&p);
@@ -295,7 +155,8 @@ int cmd_capture(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	uint64_t snaplen = 65535, ms = 0;
 	struct ds_loop l = { 0 };
 	char *rule[2 * 6];
-	struct nl_msg *msg;
+	struct ds_cap_req req = { 0 };
+	struct ds_rule r;
 	int nrule = 0, i, j, err, status;
 	int rcvbuf = 32 << 20;
 	bool all = false;
@@ -357,15 +218,17 @@ int cmd_capture(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		       sizeof(rcvbuf)))
 		setsockopt(ds_nl_fd(l.nl), SOL_SOCKET, SO_RCVBUF, &rcvbuf,
 			   sizeof(rcvbuf));
-	msg = ds_cap_start_msg(ctx, l.nl, expr ? &prog : NULL,
-			       (uint32_t)snaplen, all, nrule, rule, &err);
-	if (!msg)
-		goto out_nl;
+	if (nrule) {
+		err = ds_rule_parse(ctx, nrule, rule, &r);
+		if (err)
+			goto out_nl;
+		r.mode = 0;	/* a capture's rule has none */
+		req.rule = &r;
+	}
 	f = fopen(file, "wb");
 	if (!f) {
 		fprintf(stderr, "dropscope: capture: %s: %s\n", file,
 			strerror(errno));
-		nlmsg_free(msg);
 		err = DS_EFAIL;
 		goto out_nl;
 	}
@@ -374,10 +237,15 @@ int cmd_capture(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		fprintf(stderr, "dropscope: capture: %s: cannot write\n", file);
 		fclose(f);
 		err = DS_EFAIL;
-		nlmsg_free(msg);
 		goto out_nl;
 	}
-	err = ds_nl_send(l.nl, msg, ds_cap_msg, &c);
+	req.snaplen = (uint32_t)snaplen;
+	req.all = all;
+	if (expr) {
+		req.filter = prog.bf_insns;
+		req.nfilter = prog.bf_len;
+	}
+	err = ds_capture_start(l.nl, &req, ds_cap_msg, &c);
 	if (err) {
 		fprintf(stderr, "dropscope: %s\n", ds_nl_error(l.nl));
 		ds_pcapng_close(c.w);
@@ -399,21 +267,10 @@ int cmd_capture(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	l.deadline = ms ? ds_now_ms() + ms : 0;
 	status = ds_watch_loop(&l);
 stop:
-	if (!c.ended && !ds_nl_gone(l.nl)) {
+	if (!c.k.ended && !ds_nl_gone(l.nl)) {
 		/* what the module still holds comes before the reply */
-		msg = ds_nl_msg(l.nl, DROPSCOPE_CMD_CAPTURE_STOP, false);
-		if (msg) {
-			struct nlattr *nest = nla_nest_start(msg, DROPSCOPE_A_CAPTURE);
-
-			if (!nest || nla_put_u32(msg, DROPSCOPE_CAPTURE_A_ID, c.id)) {
-				nlmsg_free(msg);
-				msg = NULL;
-			} else {
-				nla_nest_end(msg, nest);
-			}
-		}
 		ds_nl_blocking(l.nl);
-		err = ds_nl_send(l.nl, msg, ds_cap_msg, &c);
+		err = ds_capture_stop(l.nl, c.k.id, ds_cap_msg, &c);
 		if (err) {
 			fprintf(stderr, "dropscope: capture stop: %s\n",
 				ds_nl_error(l.nl));

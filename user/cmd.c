@@ -8,43 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <netlink/attr.h>
-#include <netlink/msg.h>
-
 #include "dropscope.h"
 
-/* Print a usage error for cmd and return DS_EUSAGE. */
-int ds_usage(const struct ds_cmd *cmd, const char *what)
-{
-	fprintf(stderr, "dropscope: %s: %s\nusage: %s %s\n", cmd->name, what,
-		cmd->name, cmd->args);
-	return DS_EUSAGE;
-}
-
-int ds_fail(struct ds_ctx *ctx, int err)
-{
-	fprintf(stderr, "dropscope: %s\n", ds_nl_error(ctx->nl));
-	return ds_nl_status(err);
-}
-
-/* Open the netlink session on first use. */
-int ds_ctx_nl(struct ds_ctx *ctx)
-{
-	int err;
-
-	if (ctx->nl)
-		return 0;
-	err = ds_nl_open(&ctx->nl);
-	if (err) {
-		fprintf(stderr, "dropscope: %s\n", ds_nl_error(ctx->nl));
-		ds_nl_close(ctx->nl);
-		ctx->nl = NULL;
-		return ds_nl_status(err);
-	}
-	return 0;
-}
-
-/* start, stop, reset, mask clear: a command with no arguments */
+/* start, stop, reset, rule clear: a command with no arguments */
 static int cmd_simple(struct ds_ctx *ctx, const struct ds_cmd *self,
 		      int argc, char **argv)
 {
@@ -62,27 +28,6 @@ static int cmd_simple(struct ds_ctx *ctx, const struct ds_cmd *self,
 	if (!ctx->json && ctx->interactive)
 		printf("%s: done\n", self->name);
 	return DS_OK;
-}
-
-/*
- * Send cmd with one u32 attribute (none when attr is 0) and wait for the
- * answer; a failure is printed and its status returned.
- */
-static int ds_send_u32(struct ds_ctx *ctx, uint8_t cmd, int attr, uint32_t v)
-{
-	struct nl_msg *msg;
-	int err;
-
-	err = ds_ctx_nl(ctx);
-	if (err)
-		return err;
-	msg = ds_nl_msg(ctx->nl, cmd, false);
-	if (msg && attr && nla_put_u32(msg, attr, v)) {
-		nlmsg_free(msg);
-		msg = NULL;
-	}
-	err = ds_nl_send(ctx->nl, msg, NULL, NULL);
-	return err ? ds_fail(ctx, err) : DS_OK;
 }
 
 /* start [drops] [tcp] [smc]: the parts named, or all of them. */
@@ -112,44 +57,6 @@ static int cmd_start(struct ds_ctx *ctx, const struct ds_cmd *self,
 	return DS_OK;
 }
 
-struct ds_config {
-	uint32_t parts, sessions, closed;
-	bool running;
-	uint32_t interval_ms;
-	uint32_t capacity;
-	uint32_t threshold, top, ratelimit, rules;
-};
-
-static int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
-			void *arg)
-{
-	struct ds_config *c = arg;
-
-	(void)attrs;
-	(void)len;
-	if (!tb[DROPSCOPE_A_RUNNING] || !tb[DROPSCOPE_A_INTERVAL_MS] ||
-	    !tb[DROPSCOPE_A_CAPACITY])
-		return -EINVAL;
-	c->running = nla_get_u8(tb[DROPSCOPE_A_RUNNING]);
-	c->interval_ms = nla_get_u32(tb[DROPSCOPE_A_INTERVAL_MS]);
-	c->capacity = nla_get_u32(tb[DROPSCOPE_A_CAPACITY]);
-	if (tb[DROPSCOPE_A_THRESHOLD])
-		c->threshold = nla_get_u32(tb[DROPSCOPE_A_THRESHOLD]);
-	if (tb[DROPSCOPE_A_TOP])
-		c->top = nla_get_u32(tb[DROPSCOPE_A_TOP]);
-	if (tb[DROPSCOPE_A_RATELIMIT])
-		c->ratelimit = nla_get_u32(tb[DROPSCOPE_A_RATELIMIT]);
-	if (tb[DROPSCOPE_A_RULES])
-		c->rules = nla_get_u32(tb[DROPSCOPE_A_RULES]);
-	if (tb[DROPSCOPE_A_PARTS])
-		c->parts = nla_get_u32(tb[DROPSCOPE_A_PARTS]);
-	if (tb[DROPSCOPE_A_SESSIONS_CAPACITY])
-		c->sessions = nla_get_u32(tb[DROPSCOPE_A_SESSIONS_CAPACITY]);
-	if (tb[DROPSCOPE_A_CLOSED_CAPACITY])
-		c->closed = nla_get_u32(tb[DROPSCOPE_A_CLOSED_CAPACITY]);
-	return 0;
-}
-
 static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 			int argc, char **argv)
 {
@@ -164,7 +71,7 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 	err = ds_ctx_nl(ctx);
 	if (err)
 		return err;
-	err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_CONFIG_GET, ds_config_cb, &c);
+	err = ds_config_fetch(ctx->nl, &c);
 	if (err)
 		return ds_fail(ctx, err);
 	ds_print_open_obj(&p, NULL);
@@ -252,38 +159,6 @@ static int cmd_set_count(struct ds_ctx *ctx, const struct ds_cmd *self,
 	return ds_config_set(ctx, self->arg, (uint32_t)v, self->name + 4);
 }
 
-static int ds_sites_cb(struct nlattr **tb, struct nlattr *attrs, int len,
-			void *arg)
-{
-	struct ds_sites *s = arg;
-	struct ds_site *v;
-
-	(void)attrs;
-	(void)len;
-	if (!tb[DROPSCOPE_A_SITE])
-		return -EINVAL;
-	v = ds_grow(s->v, &s->cap, s->n, sizeof(*v), 64);
-	if (!v)
-		return -ENOMEM;
-	s->v = v;
-	if (ds_site_parse(tb[DROPSCOPE_A_SITE], &s->v[s->n]))
-		return -EINVAL;
-	s->n++;
-	return 0;
-}
-
-/* An interrupted dump starts over: forget the sites of the partial one. */
-static void ds_sites_reset(void *arg)
-{
-	((struct ds_sites *)arg)->n = 0;
-}
-
-int ds_sites_fetch(struct ds_nl *nl, struct ds_sites *s)
-{
-	return ds_nl_dump(nl, DROPSCOPE_CMD_SITES_GET, ds_sites_cb,
-			  ds_sites_reset, s);
-}
-
 static int ds_sites_get(struct ds_ctx *ctx, struct ds_sites *s)
 {
 	int err;
@@ -332,57 +207,6 @@ static int cmd_show_sites(struct ds_ctx *ctx, const struct ds_cmd *self,
 		top = s.n;
 	ds_sites_print(&p, s.v, s.n, (size_t)top);
 	free(s.v);
-	return DS_OK;
-}
-
-static int ds_reasons_cb(struct nlattr **tb, struct nlattr *attrs, int len,
-			void *arg)
-{
-	struct nlattr *r[DROPSCOPE_REASON_A_MAX + 1];
-	struct ds_reasons *s = arg;
-	struct ds_reason *e, *v;
-
-	(void)attrs;
-	(void)len;
-	if (!tb[DROPSCOPE_A_REASON] ||
-	    nla_parse_nested(r, DROPSCOPE_REASON_A_MAX, tb[DROPSCOPE_A_REASON],
-			     NULL) < 0 ||
-	    !r[DROPSCOPE_REASON_A_ID] || !r[DROPSCOPE_REASON_A_NAME])
-		return -EINVAL;
-	v = ds_grow(s->v, &s->cap, s->n, sizeof(*v), 128);
-	if (!v)
-		return -ENOMEM;
-	s->v = v;
-	e = &s->v[s->n++];
-	e->id = nla_get_u32(r[DROPSCOPE_REASON_A_ID]);
-	e->count = 0;
-	nla_strlcpy(e->name, r[DROPSCOPE_REASON_A_NAME], sizeof(e->name));
-	return 0;
-}
-
-static void ds_reasons_reset(void *arg)
-{
-	((struct ds_reasons *)arg)->n = 0;
-}
-
-int ds_reasons_fetch(struct ds_nl *nl, struct ds_reasons *r)
-{
-	return ds_nl_dump(nl, DROPSCOPE_CMD_REASONS_GET, ds_reasons_cb,
-			  ds_reasons_reset, r);
-}
-
-int ds_reasons_get(struct ds_ctx *ctx, struct ds_reasons *r)
-{
-	int err = ds_ctx_nl(ctx);
-
-	if (err)
-		return err;
-	err = ds_reasons_fetch(ctx->nl, r);
-	if (err) {
-		free(r->v);
-		r->v = NULL;
-		return ds_fail(ctx, err);
-	}
 	return DS_OK;
 }
 
@@ -478,49 +302,6 @@ static const struct {
 };
 
 #define DS_NSTATS (sizeof(ds_stats_fields) / sizeof(ds_stats_fields[0]))
-
-static int ds_stats_cb(struct nlattr **tb, struct nlattr *attrs, int len,
-			void *arg)
-{
-	struct nlattr *t[DROPSCOPE_STATS_A_MAX + 1];
-	struct ds_stats_read *r = arg;
-	int i;
-
-	(void)attrs;
-	(void)len;
-	if (!tb[DROPSCOPE_A_STATS] ||
-	    nla_parse_nested(t, DROPSCOPE_STATS_A_MAX, tb[DROPSCOPE_A_STATS],
-			     NULL) < 0)
-		return -EINVAL;
-	for (i = DROPSCOPE_STATS_A_EVENTS; i <= DROPSCOPE_STATS_A_MAX; i++) {
-		if (!t[i] || nla_len(t[i]) != sizeof(uint64_t))
-			continue;
-		r->v[i] = nla_get_u64(t[i]);
-		r->has[i] = true;
-	}
-	return 0;
-}
-
-/* The module's statistics, by attribute; prints nothing. */
-int ds_stats_fetch(struct ds_nl *nl, struct ds_stats_read *st)
-{
-	memset(st, 0, sizeof(*st));
-	return ds_nl_do(nl, DROPSCOPE_CMD_STATS_GET, ds_stats_cb, st);
-}
-
-/* One statistic, as show stats gets it. */
-int ds_stat_get(struct ds_ctx *ctx, int attr, uint64_t *v)
-{
-	struct ds_stats_read st;
-	int err;
-
-	err = ds_ctx_nl(ctx);
-	if (!err)
-		err = ds_stats_fetch(ctx->nl, &st);
-	if (!err)
-		*v = st.v[attr];
-	return err;
-}
 
 static int cmd_show_stats(struct ds_ctx *ctx, const struct ds_cmd *self,
 			int argc, char **argv)
@@ -642,16 +423,27 @@ const struct ds_cmd ds_cmds[] = {
 	{ "show smc", cmd_show_smc, "",
 	  "the kernel's SMC statistics and fallbacks by reason", 0 },
 	{ "show stats", cmd_show_stats, "", "drops seen, shown, masked, overflow, alerts", 0 },
-	{ "show masks", cmd_mask_list, "", "the mask rules with their hit counts", 0 },
-	{ "mask add", cmd_mask_add, "FIELD VALUE ...",
+	{ "show rules", cmd_rule_list, "", "the rules with their hit counts", 0 },
+	{ "rule mask", cmd_rule_mask, "FIELD VALUE ...",
 	  "hide drops matching all fields: site, reason, dev, l3, l4, netns; or SMC fallbacks: smc CODE",
 	  0 },
-	{ "mask only", cmd_mask_only, "FIELD VALUE ...",
+	{ "rule only", cmd_rule_only, "FIELD VALUE ...",
 	  "show only drops matching this (or another only) rule", 0 },
-	{ "mask del", cmd_mask_del, "ID", "remove a rule", 0 },
-	{ "mask list", cmd_mask_list, "", "the rules with their hit counts", 0 },
-	{ "mask clear", cmd_simple, "", "remove every rule",
-	  DROPSCOPE_CMD_MASK_CLEAR },
+	{ "rule del", cmd_rule_del, "ID", "remove a rule", 0 },
+	{ "rule list", cmd_rule_list, "", "the rules with their hit counts", 0 },
+	{ "rule clear", cmd_simple, "", "remove every rule",
+	  DROPSCOPE_CMD_RULE_CLEAR },
+	{ "rule save", cmd_rule_save, "FILE",
+	  "write the rules to a file, one a line, as rule load takes them", 0 },
+	{ "rule load", cmd_rule_load, "FILE",
+	  "add every rule of a file, or none if one is bad", 0 },
+	{ "run", cmd_run,
+	  "[--baseline FILE] [--fail-on new] [--fail-on reason R] [--max N] [--rules FILE] [--ktap] [--output FILE] -- CMD [ARG...]",
+	  "the drops of exactly the time CMD runs, its sockets' apart; exit: CMD's, or 5 if a condition failed", 0 },
+	{ "record", cmd_record, "FILE",
+	  "write a snapshot of the totals (sites, reasons, rules, the kernel build)", 0 },
+	{ "diff", cmd_diff, "A B",
+	  "new, gone and changed sites from record A to record B (exit 1: some)", 0 },
 	{ "reset", cmd_simple, "", "set all totals and statistics to zero",
 	  DROPSCOPE_CMD_RESET },
 	{ "capture", cmd_capture,
@@ -698,9 +490,29 @@ static int ds_cmd_match(const char *name, int argc, char **argv)
 	return *p ? -1 : i;
 }
 
+/* The older spellings of commands: they run, and are neither listed nor
+ * offered. */
+static const struct {
+	const char *older, *name;
+} ds_older[] = {
+	{ "show masks", "rule list" }, { "mask add", "rule mask" },
+	{ "mask only", "rule only" }, { "mask del", "rule del" },
+	{ "mask list", "rule list" }, { "mask clear", "rule clear" },
+};
+
+static const struct ds_cmd *ds_cmd_named(const char *name)
+{
+	const struct ds_cmd *c;
+
+	for (c = ds_cmds; c->name && strcmp(c->name, name); c++)
+		;
+	return c->name ? c : NULL;
+}
+
 const struct ds_cmd *ds_cmd_find(int argc, char **argv, int *used)
 {
 	const struct ds_cmd *c;
+	size_t i;
 	int n;
 
 	for (c = ds_cmds; c->name; c++) {
@@ -709,6 +521,14 @@ const struct ds_cmd *ds_cmd_find(int argc, char **argv, int *used)
 			if (used)
 				*used = n;
 			return c;
+		}
+	}
+	for (i = 0; i < DS_N(ds_older); i++) {
+		n = ds_cmd_match(ds_older[i].older, argc, argv);
+		if (n > 0) {
+			if (used)
+				*used = n;
+			return ds_cmd_named(ds_older[i].name);
 		}
 	}
 	return NULL;

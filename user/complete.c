@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <netlink/attr.h>
-
 #include "dropscope.h"
 
 #define DS_KFREE_SKB_FORMAT "/sys/kernel/tracing/events/skb/kfree_skb/format"
@@ -202,14 +200,14 @@ static void ds_complete_args(const struct ds_cmd *c, char **args, int n,
 	struct ds_group g;
 
 	if (strstr(c->args, "FIELD VALUE")) {
-		/* mask add, mask only: FIELD VALUE pairs */
+		/* rule mask, rule only: FIELD VALUE pairs */
 		const char *const *f;
 
 		if (n % 2) {
 			ds_values(w, last);
 			return;
 		}
-		for (f = ds_mask_fields; *f; f++)
+		for (f = ds_rule_fields; *f; f++)
 			ds_word(w, *f, strlen(*f));
 		return;
 	}

@@ -168,6 +168,6 @@ int main(int argc, char **argv)
 		status = ds_shell();
 	else
 		status = ds_batch("-");
-	ds_nl_close(ds_ctx.nl);
+	ds_ctx_free(&ds_ctx);
 	return status;
 }

@@ -15,17 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <netlink/attr.h>
-
 #include "dropscope.h"
-
-static volatile sig_atomic_t ds_interrupted;
-
-static void ds_on_signal(int sig)
-{
-	(void)sig;
-	ds_interrupted = 1;
-}
 
 struct ds_watch {
 	struct ds_print p;
@@ -34,227 +24,32 @@ struct ds_watch {
 	uint64_t want;		/* rounds to watch; 0: no end */
 };
 
-uint64_t ds_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-void ds_stamp(char *buf, size_t len)
-{
-	struct timespec ts;
-	struct tm tm;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	localtime_r(&ts.tv_sec, &tm);
-	snprintf(buf, len, "%02d:%02d:%02d.%03d", tm.tm_hour % 24,
-		 tm.tm_min % 60, tm.tm_sec % 61, (int)(ts.tv_nsec / 1000000) % 1000);
-}
-
-static int ds_smc_alert_parse(struct nlattr *at, struct ds_smc_alert *f)
-{
-	struct nlattr *t[DROPSCOPE_SMC_FB_A_MAX + 1];
-
-	if (nla_parse_nested(t, DROPSCOPE_SMC_FB_A_MAX, at, NULL) < 0 ||
-	    !t[DROPSCOPE_SMC_FB_A_CODE] || !t[DROPSCOPE_SMC_FB_A_SIDE] ||
-	    !t[DROPSCOPE_SMC_FB_A_DELTA] || !t[DROPSCOPE_SMC_FB_A_TOTAL])
-		return -EINVAL;
-	f->code = nla_get_u32(t[DROPSCOPE_SMC_FB_A_CODE]);
-	f->server = nla_get_u8(t[DROPSCOPE_SMC_FB_A_SIDE]) ==
-		DROPSCOPE_SMC_SERVER;
-	f->delta = nla_get_u64(t[DROPSCOPE_SMC_FB_A_DELTA]);
-	f->total = nla_get_u64(t[DROPSCOPE_SMC_FB_A_TOTAL]);
-	f->owner = nla_type(at) == DROPSCOPE_A_SMC_OWNER;
-	if (t[DROPSCOPE_SMC_FB_A_PID])
-		f->pid = nla_get_u32(t[DROPSCOPE_SMC_FB_A_PID]);
-	if (t[DROPSCOPE_SMC_FB_A_COMM])
-		snprintf(f->comm, sizeof(f->comm), "%s",
-			 nla_get_string(t[DROPSCOPE_SMC_FB_A_COMM]));
-	return 0;
-}
-
-/* One alert message: its sites and SMC fallbacks, parsed, then printed. */
+/* One alert message: its sites and SMC fallbacks, read, then printed. */
 static int ds_alert_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 		       void *arg)
 {
 	struct ds_watch *w = arg;
-	struct ds_alert a = { .end = tb[DROPSCOPE_A_ROUND_END] };
-	struct ds_smc_alert *smc = NULL;
-	struct ds_site *sites = NULL;
-	struct nlattr *at;
+	struct ds_alert a;
 	char stamp[32];
-	size_t i, n = 0, nsmc = 0;
-	int rem, err = 0;
+	size_t i;
+	int err;
 
-	if (tb[DROPSCOPE_A_ROUND])
-		a.round = nla_get_u64(tb[DROPSCOPE_A_ROUND]);
-	if (tb[DROPSCOPE_A_OVERFLOW_DELTA])
-		a.overflow = nla_get_u64(tb[DROPSCOPE_A_OVERFLOW_DELTA]);
-	if (tb[DROPSCOPE_A_SMC_LINK_DOWNS_DELTA])
-		a.link_downs = nla_get_u64(tb[DROPSCOPE_A_SMC_LINK_DOWNS_DELTA]);
-	nla_for_each_attr(at, attrs, len, rem) {
-		n += nla_type(at) == DROPSCOPE_A_SITE;
-		nsmc += nla_type(at) == DROPSCOPE_A_SMC_FALLBACK ||
-			nla_type(at) == DROPSCOPE_A_SMC_OWNER;
-	}
-	sites = calloc(n ? n : 1, sizeof(*sites));
-	smc = calloc(nsmc ? nsmc : 1, sizeof(*smc));
-	if (!sites || !smc) {
-		err = -ENOMEM;
-		goto out;
-	}
-	nla_for_each_attr(at, attrs, len, rem) {
-		if (nla_type(at) == DROPSCOPE_A_SMC_FALLBACK ||
-		    nla_type(at) == DROPSCOPE_A_SMC_OWNER)
-			err = ds_smc_alert_parse(at, &smc[a.nsmc++]);
-		else if (nla_type(at) == DROPSCOPE_A_SITE)
-			err = ds_site_parse(at, &sites[a.n++]) ? -EINVAL : 0;
-		if (err)
-			goto out;
-	}
-	a.smc = smc;
+	err = ds_alert_read(tb, attrs, len, &a);
+	if (err)
+		return err;
 	ds_stamp(stamp, sizeof(stamp));
 	a.stamp = stamp;
 	/* as show sites lists them: by count, then by site */
-	qsort(sites, a.n, sizeof(*sites), ds_site_cmp_total);
-	a.sites = sites;
+	qsort(a.sites, a.n, sizeof(*a.sites), ds_site_cmp_total);
 	ds_alert_print(&w->p, &a);
 	w->drops += a.overflow;
 	for (i = 0; i < a.n; i++)
-		w->drops += sites[i].delta;
+		w->drops += a.sites[i].delta;
 	if (a.end)
 		w->rounds++;
 	fflush(w->p.f);
-out:
-	free(sites);
-	free(smc);
-	return err;
-}
-
-/* A stop key: q, Enter or Ctrl-C (read as a byte when signals are off). */
-static bool ds_stop_key(char c)
-{
-	return c == 'q' || c == 'Q' || c == '\n' || c == '\r' || c == 3;
-}
-
-/*
- * The loop of watch, watch sessions and top: the terminal in
- * non-canonical mode without echo (restored on every way out), SIGINT and
- * SIGTERM end it, each alert message on l->nl goes to l->on_msg, each key
- * other than a stop key to l->on_key, and l->on_turn decides between
- * events whether to go on and how long to wait at most. SIGINT, SIGTERM
- * and SIGWINCH are blocked but while waiting, so that one that comes
- * while a message or a turn is handled still cuts the wait short.
- */
-int ds_watch_loop(struct ds_loop *l)
-{
-	struct sigaction sa = { .sa_handler = ds_on_signal }, old_int, old_term;
-	bool tty = isatty(STDIN_FILENO);
-	struct termios saved, raw;
-	sigset_t block, waiting;
-	int err, status = DS_OK;
-
-	if (tty && !tcgetattr(STDIN_FILENO, &saved)) {
-		raw = saved;
-		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
-		raw.c_cc[VMIN] = 1;
-		raw.c_cc[VTIME] = 0;
-		tcsetattr(STDIN_FILENO, TCSANOW, &raw);
-	} else {
-		tty = false;
-	}
-	if (l->what)
-		fprintf(stderr, "watching %s: %s\n", l->what,
-			tty ? "q, Enter or Ctrl-C to stop" : "Ctrl-C to stop");
-	ds_interrupted = 0;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGWINCH);
-	sigprocmask(SIG_BLOCK, &block, &waiting);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-
-	while (!ds_interrupted) {
-		struct pollfd pfd[2] = {
-			{ .fd = l->nl ? ds_nl_fd(l->nl) : -1, .events = POLLIN },
-			{ .fd = tty ? STDIN_FILENO : -1, .events = POLLIN },
-		};
-		struct timespec ts;
-		int wait = 1000;
-		ssize_t n;
-		char c;
-
-		if (l->on_turn && l->on_turn(l->arg, &wait))
-			break;
-		if (l->deadline) {
-			uint64_t now = ds_now_ms();
-
-			if (now >= l->deadline)
-				break;
-			if (l->deadline - now < (uint64_t)wait)
-				wait = (int)(l->deadline - now);
-		}
-		ts.tv_sec = wait / 1000;
-		ts.tv_nsec = (long)(wait % 1000) * 1000000;
-		if (ppoll(pfd, 2, &ts, &waiting) < 0) {
-			if (errno == EINTR)
-				continue;
-			fprintf(stderr, "dropscope: ppoll: %s\n", strerror(errno));
-			status = DS_EFAIL;
-			break;
-		}
-		if (pfd[1].revents & (POLLIN | POLLHUP)) {
-			/* end of input or a stop key ends it */
-			n = read(STDIN_FILENO, &c, 1);
-			if (n <= 0 || ds_stop_key(c))
-				break;
-			if (l->on_key && l->on_key(l->arg, c))
-				break;
-		}
-		if (pfd[0].revents & POLLIN) {
-			err = ds_nl_recv_alerts(l->nl, l->on_msg, l->arg);
-			if (err == -ENOBUFS) {
-				l->lost++;
-				fprintf(stderr, "dropscope: alerts lost: this listener's socket buffer overran\n");
-			} else if (err) {
-				fprintf(stderr, "dropscope: %s\n", ds_nl_error(l->nl));
-				status = DS_EFAIL;
-				break;
-			}
-		}
-		if (l->nl && ds_nl_gone(l->nl)) {
-			fprintf(stderr, "dropscope: dropscope.ko was unloaded\n");
-			status = DS_ENOMOD;
-			break;
-		}
-	}
-
-	/* one still pending comes to our handler, not to the default one */
-	sigprocmask(SIG_SETMASK, &waiting, NULL);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	if (tty)
-		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
-	return status;
-}
-
-/* Open a socket that joined the alerts; errors are printed. */
-int ds_watch_open(struct ds_nl **nl)
-{
-	int err = ds_nl_open(nl);
-
-	if (!err)
-		err = ds_nl_join_alerts(*nl);
-	if (err) {
-		fprintf(stderr, "dropscope: %s\n", ds_nl_error(*nl));
-		ds_nl_close(*nl);
-		*nl = NULL;
-		return ds_nl_status(err);
-	}
-	return DS_OK;
+	ds_alert_free(&a);
+	return 0;
 }
 
 /* watch stops after this many rounds, if any. */

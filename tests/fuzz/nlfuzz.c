@@ -491,7 +491,7 @@ static void snapshot(struct snap *s)
 		if (r.errors || !s->cfglen)
 			die("CONFIG_GET failed: %s %s", strerrorname_np(r.first_err),
 			    r.extack);
-		len = plain(buf, DROPSCOPE_CMD_MASK_GET, true);
+		len = plain(buf, DROPSCOPE_CMD_RULE_GET, true);
 		xchg(buf, len, &r, on_rules, s);
 		if (r.errors)
 			die("the MASK_GET dump failed: %s %s",
@@ -684,7 +684,7 @@ static void capture_filter(struct at *c)
 static bool is_dump(uint8_t cmd)
 {
 	return cmd == DROPSCOPE_CMD_SITES_GET ||
-		cmd == DROPSCOPE_CMD_REASONS_GET || cmd == DROPSCOPE_CMD_MASK_GET ||
+		cmd == DROPSCOPE_CMD_REASONS_GET || cmd == DROPSCOPE_CMD_RULE_GET ||
 		cmd == DROPSCOPE_CMD_SESSIONS_GET ||
 		cmd == DROPSCOPE_CMD_CLOSED_GET;
 }
@@ -723,11 +723,11 @@ static void template(struct msg *m, uint8_t cmd)
 					chance(50) ? 0 : 1000000);
 		} while (!m->root.nk);
 		break;
-	case DROPSCOPE_CMD_MASK_ADD:
+	case DROPSCOPE_CMD_RULE_ADD:
 		r = nest(&m->root, DROPSCOPE_A_RULE);
 		rule_fields(r);
 		break;
-	case DROPSCOPE_CMD_MASK_DEL:
+	case DROPSCOPE_CMD_RULE_DEL:
 		r = nest(&m->root, DROPSCOPE_A_RULE);
 		put_u32(r, DROPSCOPE_RULE_A_ID, nrule_ids && chance(70) ?
 			rule_ids[below(nrule_ids)] : (uint32_t)rnd());
@@ -1012,10 +1012,10 @@ static void build(struct msg *m, int *kind)
 		DROPSCOPE_CMD_CONFIG_SET, DROPSCOPE_CMD_CONFIG_SET,
 		DROPSCOPE_CMD_SITES_GET, DROPSCOPE_CMD_REASONS_GET,
 		DROPSCOPE_CMD_STATS_GET, DROPSCOPE_CMD_RESET, DROPSCOPE_CMD_ALERT,
-		DROPSCOPE_CMD_MASK_ADD, DROPSCOPE_CMD_MASK_ADD,
-		DROPSCOPE_CMD_MASK_ADD, DROPSCOPE_CMD_MASK_DEL,
-		DROPSCOPE_CMD_MASK_DEL, DROPSCOPE_CMD_MASK_GET,
-		DROPSCOPE_CMD_MASK_CLEAR, DROPSCOPE_CMD_SESSIONS_GET,
+		DROPSCOPE_CMD_RULE_ADD, DROPSCOPE_CMD_RULE_ADD,
+		DROPSCOPE_CMD_RULE_ADD, DROPSCOPE_CMD_RULE_DEL,
+		DROPSCOPE_CMD_RULE_DEL, DROPSCOPE_CMD_RULE_GET,
+		DROPSCOPE_CMD_RULE_CLEAR, DROPSCOPE_CMD_SESSIONS_GET,
 		DROPSCOPE_CMD_CLOSED_GET, DROPSCOPE_CMD_SMC_GET,
 		DROPSCOPE_CMD_CAPTURE_START, DROPSCOPE_CMD_CAPTURE_START,
 		DROPSCOPE_CMD_CAPTURE_STOP, DROPSCOPE_CMD_CAPTURE,
@@ -1232,7 +1232,7 @@ int main(int argc, char **argv)
 					restarts++;
 				}
 				if (cur.nrules > MAX_RULES_KEPT) {
-					do_plain(DROPSCOPE_CMD_MASK_CLEAR);
+					do_plain(DROPSCOPE_CMD_RULE_CLEAR);
 					clears++;
 				}
 				snapshot(&cur);

@@ -145,7 +145,7 @@ udp1=$(awk '/^Udp:/ {getline; print $3}' /proc/net/snmp)
 echo "noports: $((udp1 - udp0))"
 echo "counted: $(dropscope -j show sites | python3 -c 'import json,sys; print(sum(s["count"] for s in json.load(sys.stdin) if s["reason"]=="NO_SOCKET" and s["symbol"].startswith("__udp4_lib_rcv")))')"
 source /usr/share/bash-completion/completions/dropscope
-COMP_WORDS=(dropscope mask add reason NO_SOC); COMP_CWORD=4
+COMP_WORDS=(dropscope rule mask reason NO_SOC); COMP_CWORD=4
 _dropscope 2>/dev/null
 echo "completion: ${COMPREPLY[*]}"
 modprobe -r dropscope && echo "removed: yes"

@@ -1,9 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The module's layers, read from its sources: kmod/netlink.c holds the
-# commands and is called by no other file of kmod/ (its only global
-# symbols are the ops that kmod/family.c registers), and kmod/family.c, the
-# family, calls no function of the module's own. Prints KTAP.
+# The layers, read from the sources and the CLI's objects. The module:
+# kmod/netlink.c holds the commands and is called by no other file of
+# kmod/ (its only global symbols are the ops that kmod/family.c registers),
+# kmod/family.c, the family, calls no function of the module's own, and
+# kmod/monitor.c drives capture through its struct ds_sink alone.
+# The CLI: user/lib/ calls nothing above it, a command file (user/*.c but
+# the shell: main.c, cmd.c, complete.c) calls user/lib/ only, and netlink
+# attributes (nla_*) are read and written in user/lib/ alone. Prints KTAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/host/result.sh
@@ -28,5 +32,41 @@ own=$(globals kmod/family.c; grep -oE '^static [a-z].*\b(ds_[a-z0-9_]+)\(' kmod/
 calls=$(grep -oE '\bds_[a-z0-9_]+\(' kmod/family.c | tr -d '(' | sort -u)
 foreign=$(comm -23 <(echo "$calls" | sort -u) <(echo "$own" | sort -u) | paste -sd ' ')
 result "$([ -z "$foreign" ] && echo 1)" "kmod/family.c calls no function of the module's but its own" "it calls: $foreign"
+# capture reaches the rounds through its struct ds_sink, as sources do
+named=$(grep -oE '\bds_capture_[a-z_]+\(' kmod/monitor.c | tr -d '(' | sort -u | paste -sd ' ')
+result "$([ -z "$named" ] && echo 1)" "kmod/monitor.c drives capture through its ops (struct ds_sink), never by name" "it names: $named"
+
+# The CLI's objects: who defines each global symbol, who uses it.
+obj=$(mktemp -d)
+trap 'rm -rf "$obj"' EXIT
+for f in user/*.c user/lib/*.c; do
+	o=${f#user/}
+	o=$obj/$(echo "${o%.c}" | tr / :).o
+	# shellcheck disable=SC2046 # pkg-config's words
+	cc -c -std=gnu11 -Iinclude/uapi -Iuser $(pkg-config --cflags libnl-genl-3.0) \
+		"$f" -o "$o" || result 0 "$f compiles"
+done
+for o in "$obj"/*.o; do
+	nm --defined-only "$o" | awk -v f="$(basename "$o" .o)" '$2 ~ /[TDBR]/ { print $3, f }'
+done | sort > "$obj/defs"
+# calls FILE-GLOB: "user -> definer (symbol)" for what those objects use
+calls() {
+	local o f
+	for o in "$obj"/$1.o; do
+		f=$(basename "$o" .o)
+		nm -u "$o" | awk '{ print $2 }' | sort | join - "$obj/defs" |
+			awk -v f="$f" '$2 != f { print f " -> " $2 " (" $1 ")" }'
+	done
+}
+shell="main cmd complete"
+up=$(calls 'lib:*' | grep -v -- '-> lib:' | paste -sd ';')
+result "$([ -z "$up" ] && echo 1)" "user/lib/ calls nothing above it" "$up"
+across=$(for o in "$obj"/[!l]*.o; do
+	f=$(basename "$o" .o)
+	[[ " $shell " == *" $f "* ]] || calls "$f"
+done | grep -v -- '-> lib:' | paste -sd ';')
+result "$([ -z "$across" ] && echo 1)" "a command file calls user/lib/ only (no command file calls another)" "$across"
+nla=$(grep -l 'nla_' user/*.c | paste -sd ' ')
+result "$([ -z "$nla" ] && echo 1)" "no nla_* outside user/lib/" "$nla"
 echo "1..$n"
 [ $nfail -eq 0 ]

@@ -162,7 +162,7 @@ test_capture_masks() {
 	check "capture site __udp4_lib_rcv reason NO_SOCKET: the UDP drops only (Udp NoPorts, Tcp OutRsts; the file's packets: UDP to 7784, TCP)" \
 		"$(($($KC snmp Udp NoPorts) - udp0)) $(($($KC snmp Tcp OutRsts) - rst0)) 3 0" \
 		"$(cap_sum s written) 2 $(cap_count "$TMP/s.pcapng" 'udp dst port 7784') $(cap_count "$TMP/s.pcapng" tcp)"
-	$DS mask add site __udp4_lib_rcv > /dev/null
+	$DS rule mask site __udp4_lib_rcv > /dev/null
 	cap_start m filter udp
 	m=$cap
 	cap_start all filter udp all

@@ -13,7 +13,7 @@ test_completion() {
 	setup_module
 	# the kernel's own list: enum skb_drop_reason in its BTF
 	check "reasons, with the module: every reason of the kernel's enum skb_drop_reason" \
-		"$(sorted_words $KC reasons)" "$(sorted_words $DS complete mask add reason "")"
+		"$(sorted_words $KC reasons)" "$(sorted_words $DS complete rule mask reason "")"
 	rmmod dropscope || abort "rmmod failed"
 	# without it, the names of the tracepoint's symbol table, but for its
 	# last, MAX: the count of the reasons
@@ -23,17 +23,17 @@ test_completion() {
 	ip link add "$DUMMY" type dummy || abort "no dummy device"
 	defer ip link del "$DUMMY"
 	check "devices: those in /sys/class/net" "$(sorted_words ls /sys/class/net)" \
-		"$(sorted_words $DS complete mask add dev "")"
+		"$(sorted_words $DS complete rule mask dev "")"
 	ip netns add "$NS" || abort "ip netns add failed"
 	defer ip netns del "$NS"
 	check "netns: the ip netns names" "$(sorted_words ls /run/netns)" \
-		"$(sorted_words $DS complete mask add l4 udp netns "")"
+		"$(sorted_words $DS complete rule mask l4 udp netns "")"
 	got=$(bash -c '
 		source <("$1" completion bash)
-		COMP_WORDS=("$1" -j mask add dev "${2:0:4}"); COMP_CWORD=5
+		COMP_WORDS=("$1" -j rule mask dev "${2:0:4}"); COMP_CWORD=5
 		_dropscope 2>/dev/null
 		echo "${COMPREPLY[*]}"' _ "$DS" "$DUMMY")
-	check "bash: the script completes a device after -j mask add dev" "$DUMMY" "$got"
+	check "bash: the script completes a device after -j rule mask dev" "$DUMMY" "$got"
 	got=$(bash -c '
 		source <("$1" completion bash)
 		COMP_WORDS=("$1" show sessions so); COMP_CWORD=3

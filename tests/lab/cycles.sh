@@ -70,10 +70,10 @@ load_cycle() {
 	(
 		n=0
 		while [ -d /sys/module/dropscope ]; do
-			id=$($DS -j mask add l4 $((100 + n % 100)) 2> /dev/null |
+			id=$($DS -j rule mask l4 $((100 + n % 100)) 2> /dev/null |
 				sed -n 's/.*"id": *\([0-9]*\).*/\1/p')
 			$DS set interval $((10 + n % 5 * 10))ms 2> /dev/null
-			[ -z "$id" ] || $DS mask del "$id" 2> /dev/null
+			[ -z "$id" ] || $DS rule del "$id" 2> /dev/null
 			n=$((n + 1))
 		done
 	) &
@@ -184,7 +184,7 @@ test_unload_dump() {
 	local i reader mark holder
 	mark=$(dmesg_mark)
 	setup_module
-	for i in $(seq 1 1000); do echo "mask add l4 $((i % 250 + 1))"; done > "$TMP/rules.batch"
+	for i in $(seq 1 1000); do echo "rule mask l4 $((i % 250 + 1))"; done > "$TMP/rules.batch"
 	$DS -f "$TMP/rules.batch" > /dev/null || abort "adding 1000 rules failed"
 	# the rules dump, read to its end after the refused rmmod
 	python3 tests/lab/nlraw.py slowdump 12 read "$TMP/go1" > "$TMP/dump1.out" &
@@ -249,7 +249,7 @@ cli_worker() {
 	}
 	for r in $(seq 1 "$rounds"); do
 		cli "already running" start
-		cli "" -j mask add l4 $((120 + 30 * i + r))
+		cli "" -j rule mask l4 $((120 + 30 * i + r))
 		id=$(sed -n 's/.*"id": *\([0-9]*\).*/\1/p' "$TMP/cli.$i.out")
 		echo "$id $((120 + 30 * i + r))" >> "$TMP/cli.$i.rules"
 		cli "" show sites
@@ -259,9 +259,9 @@ cli_worker() {
 		cli "" show sessions all
 		cli "not running" stop
 		cli "" show stats
-		cli "" show masks
+		cli "" show rules
 		if [ $((r % 2)) = 0 ]; then
-			cli "" mask del "$prev"
+			cli "" rule del "$prev"
 			grep -v "^$prev " "$TMP/cli.$i.rules" > "$TMP/cli.$i.keep"
 			mv "$TMP/cli.$i.keep" "$TMP/cli.$i.rules"
 		fi
@@ -298,7 +298,7 @@ test_four_clis() {
 	fi
 	# the rule ids and fields each CLI holds, and nothing else
 	want=$(sort -n "$TMP"/cli.?.rules | xargs)
-	got=$($DS -j show masks | json "' '.join('%d %d' % (r['id'], int(r['l4'], 0)) for r in sorted(d, key=lambda r: r['id']))")
+	got=$($DS -j show rules | json "' '.join('%d %d' % (r['id'], int(r['l4'], 0)) for r in sorted(d, key=lambda r: r['id']))")
 	check "four CLIs: the rules left are those added and not deleted ($((rounds / 2 * 4 + rounds % 2 * 4)))" \
 		"$want" "$got"
 	want=$(seq 0 3 | while read -r i; do echo $((100 * (i + 1) + rounds)); done | tr '\n' ' ')
@@ -339,7 +339,7 @@ cmds_as() {
 # the count of the UDP drops the test made (other drops may come and go)
 config_all() {
 	$DS -j status
-	$DS -j show masks
+	$DS -j show rules
 	$DS -j show sites | $KC sum /dev/stdin NO_SOCKET __udp4_lib_rcv
 }
 test_privileges() {
@@ -347,12 +347,12 @@ test_privileges() {
 	need setpriv unshare
 	setup_module
 	$DS set interval 300ms
-	$DS -j mask add l4 200 > /dev/null
+	$DS -j rule mask l4 200 > /dev/null
 	# as root, to show every request is well formed and would be taken
 	check "root: every command and the group join accepted" \
 		"ok ok ok ok ok ok ok ok EOPNOTSUPP ok ok ok ok ok ok ok " "$(cmds_as env)"
 	$DS set interval 300ms
-	$DS -j mask add l4 200 > /dev/null
+	$DS -j rule mask l4 200 > /dev/null
 	$DS start
 	gen udp 7 $UDP_CLOSED
 	cfg=$(config_all)

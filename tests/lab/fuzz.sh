@@ -52,7 +52,7 @@ test_fuzz_netlink() {
 
 	# Exact counting afterwards: no rule left, a known number of drops
 	# against the hist trigger and Udp NoPorts.
-	nlraw $((13)) > /dev/null	# DROPSCOPE_CMD_MASK_CLEAR
+	nlraw $((13)) > /dev/null	# DROPSCOPE_CMD_RULE_CLEAR
 	count_exactly "fuzz: afterwards"
 	if dmesg | grep -E "WARNING|BUG|sleeping function|KASAN|UBSAN|Oops|refcount|leak" > "$TMP/dmesg.bad"; then
 		fail "fuzz: no warning in dmesg" "$(cat "$TMP/dmesg.bad")"

@@ -6,8 +6,8 @@
 # trigger, /proc/net/snmp(6), nftables counters.
 
 stop_if_running() { [ "$($DS -j status | json "d['running']")" = False ] || $DS stop; }
-hits_of() { $DS -j show masks | json "[r['hits'] for r in d if r['id'] == $1][0]"; }
-rule_id() { $DS -j mask "$@" | json "d['id']"; }
+hits_of() { $DS -j show rules | json "[r['hits'] for r in d if r['id'] == $1][0]"; }
+rule_id() { $DS -j rule "$@" | json "d['id']"; }
 snmp6() { awk -v k="$1" '$1 == k {print $2}' /proc/net/snmp6; }
 # sum of the site counts, masked ones included, matching a python condition
 site_sum() { $DS -j show sites all | json "sum(s['$1'] for s in d if $2)"; }
@@ -30,7 +30,7 @@ test_mask_site() {
 	trace_on
 	$DS start
 	udp0=$($KC snmp Udp NoPorts)
-	rid=$(rule_id add site __udp4_lib_rcv)
+	rid=$(rule_id mask site __udp4_lib_rcv)
 	gen udp 300 $UDP_CLOSED
 	gen tcp 50 $TCP_CLOSED
 	trace_off m1.hist
@@ -54,7 +54,7 @@ test_mask_reason() {
 	nft_drop
 	trace_on
 	$DS start
-	rid=$(rule_id add reason NETFILTER_DROP)
+	rid=$(rule_id mask reason NETFILTER_DROP)
 	gen udp 120 $NF_PORT
 	gen udp 30 $UDP_CLOSED
 	trace_off m2.hist
@@ -71,7 +71,7 @@ test_mask_dev() {
 	trace_on
 	$DS start
 	udp0=$($KC snmp Udp NoPorts)
-	rid=$(rule_id add dev "$VETH_H")
+	rid=$(rule_id mask dev "$VETH_H")
 	in_ns $BIN/dropgen -a "$HOST_IP" udp 70 $UDP_CLOSED > /dev/null
 	gen udp 40 $UDP_CLOSED
 	trace_off m3.hist
@@ -89,7 +89,7 @@ test_mask_device_gate() {
 	setup_netns
 	trace_on
 	$DS start
-	rid=$(rule_id add dev "$VETH_H" l4 tcp)
+	rid=$(rule_id mask dev "$VETH_H" l4 tcp)
 	in_ns $BIN/dropgen -a "$HOST_IP" udp 20 $UDP_CLOSED > /dev/null
 	in_ns $BIN/dropgen -a "$HOST_IP" tcp 5 $TCP_CLOSED > /dev/null
 	gen udp 15 $UDP_CLOSED
@@ -122,7 +122,7 @@ test_mask_netns() {
 	defer dummies_del "$DUMMY"
 	for i in $(seq 100); do echo "link add $DUMMY$i type dummy"; done | ip -batch -
 	for i in $(seq 100); do echo "link del $DUMMY$i"; done | ip -batch -
-	rid=$(rule_id add netns "$NS")
+	rid=$(rule_id mask netns "$NS")
 	in_ns $BIN/dropgen udp 60 $UDP_CLOSED > /dev/null
 	gen -a "$NS_IP" udp 30 $UDP_CLOSED	# dropped in the namespace, on veth-n
 	gen udp 25 $UDP_CLOSED
@@ -138,7 +138,7 @@ test_mask_l3() {
 	trace_on
 	$DS start
 	u6=$(snmp6 Udp6NoPorts)
-	rid=$(rule_id add l3 ipv6)
+	rid=$(rule_id mask l3 ipv6)
 	gen -a ::1 udp 45 $UDP_CLOSED
 	gen udp 15 $UDP_CLOSED
 	trace_off m5.hist
@@ -158,7 +158,7 @@ test_mask_l4() {
 	trace_on
 	$DS start
 	rst0=$($KC snmp Tcp OutRsts)
-	rid=$(rule_id add l4 tcp)
+	rid=$(rule_id mask l4 tcp)
 	gen tcp 35 $TCP_CLOSED
 	gen udp 10 $UDP_CLOSED
 	trace_off m6.hist
@@ -194,8 +194,8 @@ test_mask_unread_udp() {
 	setup_netns
 	trace_on
 	$DS start
-	rid=$(rule_id add netns "$NS")
-	rid2=$(rule_id add dev "$VETH_H" l3 ipv4 l4 udp)
+	rid=$(rule_id mask netns "$NS")
+	rid2=$(rule_id mask dev "$VETH_H" l3 ipv4 l4 udp)
 	udp_unread 25 4242
 	wait_for 10 unread_are 25
 	trace_off m7.hist
@@ -213,7 +213,7 @@ test_mask_combined() {
 	setup_module
 	setup_netns
 	$DS start
-	rid=$(rule_id add site __udp4_lib_rcv netns "$NS")
+	rid=$(rule_id mask site __udp4_lib_rcv netns "$NS")
 	udp0=$($KC snmp Udp NoPorts)
 	in_ns $BIN/dropgen udp 33 $UDP_CLOSED > /dev/null
 	gen udp 11 $UDP_CLOSED
@@ -263,9 +263,9 @@ test_mask_churn() {
 	defer kill_tree $churn
 	for i in $(seq 0 19); do
 		# shellcheck disable=SC2086 # a rule is several words
-		$DS mask add ${churn_rules[i % 5]} > /dev/null
+		$DS rule mask ${churn_rules[i % 5]} > /dev/null
 		sleep 0.1	# drops flow under the rule for a while
-		$DS mask clear
+		$DS rule clear
 	done
 	kill_tree $churn
 	wait $churn 2>/dev/null
@@ -287,10 +287,10 @@ test_mask_churn() {
 test_mask_limit() {
 	local i udp0
 	setup_module
-	for i in $(seq 1 1024); do echo "mask add l4 $(( (i % 250) + 1 ))"; done > "$TMP/rules.batch"
+	for i in $(seq 1 1024); do echo "rule mask l4 $(( (i % 250) + 1 ))"; done > "$TMP/rules.batch"
 	$DS -f "$TMP/rules.batch" > /dev/null
 	check "1024 rules from a batch file" 1024 "$($DS -j status | json "d['rules']")"
-	$DS mask add l4 udp > /dev/null 2> "$TMP/1025.err"
+	$DS rule mask l4 udp > /dev/null 2> "$TMP/1025.err"
 	check "rule 1025 refused, with the limit named, set unchanged" "1 1024" \
 		"$(grep -c 'too many rules (the limit is 1024)' "$TMP/1025.err") $($DS -j status | json "d['rules']")"
 	udp0=$($KC snmp Udp NoPorts)
@@ -300,40 +300,47 @@ test_mask_limit() {
 	# the first of them takes every hit
 	check "1024 rules: drops judged as Udp NoPorts counts, all of them hits of the first rule that matches" \
 		"$(($($KC snmp Udp NoPorts) - udp0)) 16:$(($($KC snmp Udp NoPorts) - udp0))" \
-		"$(stat_of masked) $($DS -j show masks | json "' '.join('%d:%d' % (i + 1, r['hits']) for i, r in enumerate(d) if r['hits'])")"
+		"$(stat_of masked) $($DS -j show rules | json "' '.join('%d:%d' % (i + 1, r['hits']) for i, r in enumerate(d) if r['hits'])")"
 	$DS stop
 }
 
 # --- bad rules ------------------------------------------------------------------
 test_mask_bad_rules() {
-	local rid
+	local rid nid
 	setup_module
-	rid=$(rule_id add l4 udp)
+	rid=$(rule_id mask l4 udp)
 	bad_rule() { # bad_rule PATTERN ARGS...: refused, message names the bad part
 		local want=$1 out rc
 		shift
 		out=$($DS "$@" 2>&1)
 		rc=$?
 		if [ $rc -ne 0 ] && [[ $out == *$want* ]] &&
-			[ "$($DS -j show masks | json "[r['id'] for r in d]")" = "[$rid]" ]; then
+			[ "$($DS -j show rules | json "[r['id'] for r in d]")" = "[$rid]" ]; then
 			ok "bad rule refused: $* ($out)"
 		else
 			fail "bad rule refused: $*" "exit $rc: $out"
 		fi
 	}
-	bad_rule "site 'no_such_function'" mask add site no_such_function
-	bad_rule "site 'tcp_v4_rcv+0x100000'" mask add site tcp_v4_rcv+0x100000
-	bad_rule "reason 'NO_SUCH_REASON'" mask add reason NO_SUCH_REASON
-	bad_rule "dev 'nodev0'" mask add dev nodev0
-	bad_rule "netns 'nons'" mask add netns nons
-	bad_rule "l3 'ipx'" mask add l3 ipx
-	bad_rule "l4 '300'" mask add l4 300
-	bad_rule "field 'port'" mask add port 80
-	bad_rule "field 'l4': given twice" mask add l4 tcp l4 udp
-	bad_rule "FIELD VALUE" mask add site
-	bad_rule "dev: no device has this ifindex" mask add dev 99999
-	bad_rule "netns: no network namespace" mask add netns 12345
-	bad_rule "no rule has this id" mask del 4242
+	bad_rule "site 'no_such_function'" rule mask site no_such_function
+	bad_rule "site 'tcp_v4_rcv+0x100000'" rule mask site tcp_v4_rcv+0x100000
+	bad_rule "reason 'NO_SUCH_REASON'" rule mask reason NO_SUCH_REASON
+	bad_rule "dev 'nodev0'" rule mask dev nodev0
+	bad_rule "netns 'nons'" rule mask netns nons
+	bad_rule "l3 'ipx'" rule mask l3 ipx
+	bad_rule "l4 '300'" rule mask l4 300
+	bad_rule "field 'port'" rule mask port 80
+	bad_rule "field 'l4': given twice" rule mask l4 tcp l4 udp
+	bad_rule "FIELD VALUE" rule mask site
+	bad_rule "dev: no device has this ifindex" rule mask dev 99999
+	bad_rule "netns: no network namespace" rule mask netns 12345
+	bad_rule "no rule has this id" rule del 4242
+	# the older spellings (mask add, mask list, show masks, mask del) run
+	# the rule commands they became
+	ids() { $DS -j "$@" | json "','.join(str(r['id']) for r in d)"; }
+	nid=$($DS -j mask add l4 tcp | json "d['id']")
+	check "older spellings: mask add, mask list, show masks, mask del" \
+		"$rid,$nid $rid,$nid $rid" \
+		"$(ids mask list) $(ids show masks) $($DS mask del "$nid"; ids rule list)"
 }
 
 # --- alert control: threshold, top, message cap --------------------------------

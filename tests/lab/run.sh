@@ -27,10 +27,11 @@ KSFT_SKIP=4
 
 # The tests, in the order they run.
 TESTS=(load accounting two_cpus overflow batching stalled_listener
-	bad_input unload shell
+	bad_input contract unload shell
 	mask_site mask_reason mask_dev mask_device_gate mask_netns mask_l3
 	mask_l4 mask_unread_udp mask_combined mask_only mask_churn mask_limit
-	mask_bad_rules alert_threshold alert_top alert_ratelimit watch_order
+	mask_bad_rules rule_files record_diff record_bad run run_baseline
+	alert_threshold alert_top alert_ratelimit watch_order
 	sessions_exact sessions_live sessions_overflow sessions_parts
 	sessions_top sessions_top_tty sessions_top_missed sessions_unload
 	sessions_masked sessions_bad_params smc_absent smc_fallbacks smc_sockets
@@ -593,23 +594,23 @@ test_bad_input() {
 		--do config-set
 	ybad "stop while stopped" "*EALREADY*not running*" --do stop
 	ybad "rule on l4 0" "*EINVAL*l4: 0*cannot be matched*" \
-		--do mask-add --json '{"rule": {"mode": "mask", "l4": 0}}'
+		--do rule-add --json '{"rule": {"mode": "mask", "l4": 0}}'
 	ybad "rule on l3 0" "*EINVAL*l3: 0*cannot be matched*" \
-		--do mask-add --json '{"rule": {"mode": "mask", "l3": 0}}'
+		--do rule-add --json '{"rule": {"mode": "mask", "l3": 0}}'
 	ybad "rule nest with nothing to match" "*EINVAL*empty rule*" \
-		--do mask-add --json '{"rule": {"mode": "mask"}}'
+		--do rule-add --json '{"rule": {"mode": "mask"}}'
 	ybad "rule with a reply-only field" "*EINVAL*hits*" \
-		--do mask-add --json '{"rule": {"l4": 17, "hits": 1}}'
+		--do rule-add --json '{"rule": {"l4": 17, "hits": 1}}'
 	ybad "rule on ifindex 0" "*ERANGE*ifindex*" \
-		--do mask-add --json '{"rule": {"ifindex": 0}}'
+		--do rule-add --json '{"rule": {"ifindex": 0}}'
 	ybad "rule of an unknown mode" "*ERANGE*mode*" \
-		--do mask-add --json '{"rule": {"mode": 2, "l4": 17}}'
+		--do rule-add --json '{"rule": {"mode": 2, "l4": 17}}'
 	ybad "rule given an id" "*EINVAL*the kernel gives rule ids*" \
-		--do mask-add --json '{"rule": {"id": 5, "l4": 17}}'
+		--do rule-add --json '{"rule": {"id": 5, "l4": 17}}'
 	ybad "delete a rule that does not exist" "*ENOENT*no rule has this id*" \
-		--do mask-del --json '{"rule": {"id": 99}}'
+		--do rule-del --json '{"rule": {"id": 99}}'
 	ybad "rule with a site range without its end" "*EINVAL*start and end*" \
-		--do mask-add --json '{"rule": {"loc-start": 1}}'
+		--do rule-add --json '{"rule": {"loc-start": 1}}'
 	for args in "set interval 5ms" "set interval 61s" "set interval 5h" "set interval fast" \
 		"show sites top 0" "show sites bogus" "bogus" "start now"; do
 		# shellcheck disable=SC2086
@@ -728,6 +729,10 @@ done
 . tests/lab/cycles.sh
 # shellcheck source=tests/lab/preempt.sh
 . tests/lab/preempt.sh
+# shellcheck source=tests/lab/contract.sh
+. tests/lab/contract.sh
+# shellcheck source=tests/lab/workflow.sh
+. tests/lab/workflow.sh
 for t in "${TESTS[@]}"; do
 	declare -F "test_$t" > /dev/null || { echo "Bail out! test_$t is listed but not defined"; exit 1; }
 done

@@ -437,19 +437,19 @@ test_sessions_masked() {
 	site=$($DS -j show sites | json "' '.join(s['symbol'].split('+')[0] for s in d if s['reason'] == 'QDISC_DROP')")
 	echo "# a qdisc drops in $site"
 	[[ $site =~ ^[A-Za-z0-9_.]+$ ]] || abort "no single QDISC_DROP site: '$site'"
-	rid=$(rule_id add site "$site")
-	read -r start end < <($DS -j show masks | json "'%s %s' % (d[0]['start'], d[0]['end'])")
+	rid=$(rule_id mask site "$site")
+	read -r start end < <($DS -j show rules | json "'%s %s' % (d[0]['start'], d[0]['end'])")
 	oracle_start masked.txt "$start" "$end" ||
 		abort "bpftrace oracle did not attach: $(cat "$TMP/masked.txt.err") $(head -c 300 "$TMP/masked.txt")"
 	masked_phase "MASK site $site" 5021 site
-	$DS mask del "$rid"
+	$DS rule del "$rid"
 	rule_id only site __udp4_lib_rcv > /dev/null
 	masked_phase "ONLY site __udp4_lib_rcv" 5023 all
-	$DS mask clear
+	$DS rule clear
 	# a packet field too: what the qdisc drops here is TCP over IPv4
-	rule_id add site "$site" l3 ipv4 l4 tcp > /dev/null
+	rule_id mask site "$site" l3 ipv4 l4 tcp > /dev/null
 	masked_phase "MASK site $site l3 ipv4 l4 tcp" 5027 site
-	$DS mask clear
+	$DS rule clear
 	masked_phase "no rule" 5025 none
 	oracle_stop
 	$DS stop

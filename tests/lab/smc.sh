@@ -389,12 +389,12 @@ test_smc_masks() {
 	setup_module
 	$DS start
 	watch_start smcm.jsonl || abort "watch did not start"
-	rid=$($DS -j mask add smc 0x03010000 | json "d['id']")
+	rid=$($DS -j rule mask smc 0x03010000 | json "d['id']")
 	$SG tcp 5 6109 100 > /dev/null || abort "smcgen tcp failed"
 	$SG smc 2 6110 100 > /dev/null || abort "smcgen smc failed"
 	gen udp 3 "$UDP_CLOSED"
 	$DS -j show smc > "$TMP/m1.json" || abort "show smc failed"
-	check "mask add smc 0x03010000: masked, the others shown" \
+	check "rule mask smc 0x03010000: masked, the others shown" \
 		"0x03010000 client 0 5;0x03030000 client 2 0;0x05000000 server 2 0;shown 4 masked 5;" \
 		"$(py - "$TMP/m1.json" <<-'PY' | tr '\n' ';'
 		import json, sys
@@ -405,30 +405,30 @@ test_smc_masks() {
 		PY
 		)"
 	check "the rule's hits are the fallbacks it masked" "5" \
-		"$($DS -j show masks | json "[r['hits'] for r in d if r['id'] == $rid][0]")"
-	check "mask list shows the rule as mask add takes it" "smc 0x03010000" \
-		"$($DS show masks | awk -v id="$rid" '$1 == id { print $4, $5 }')"
+		"$($DS -j show rules | json "[r['hits'] for r in d if r['id'] == $rid][0]")"
+	check "rule list shows the rule as rule mask takes it" "smc 0x03010000" \
+		"$($DS show rules | awk -v id="$rid" '$1 == id { print $4, $5 }')"
 	check "an SMC rule masks no drop" "0" "$(stat_of masked)"
 	$DS stop
 	check "watch: no alert carries the masked reason" \
 		"0x03030000 client 2;0x05000000 server 2;" \
 		"$(smc_alerted "$TMP/smcm.jsonl" | tr '\n' ';')"
-	$DS mask clear
+	$DS rule clear
 	$DS start smc
-	$DS mask only smc 0x05000000 > /dev/null
+	$DS rule only smc 0x05000000 > /dev/null
 	$SG smc 3 6111 100 > /dev/null || abort "smcgen smc failed"
-	check "mask only smc 0x05000000: the other reasons masked" \
+	check "rule only smc 0x05000000: the other reasons masked" \
 		"0x03030000 client 0 3;0x05000000 server 3 0;" \
 		"$(json "'\n'.join('%s %s %d %d' % (f['code'], f['side'], f['count'], f['masked']) for f in sorted(d['fallbacks'], key=lambda f: f['code']))" < <($DS -j show smc) | tr '\n' ';')"
-	$DS mask clear
-	rid=$($DS -j mask add l4 udp | json "d['id']")
+	$DS rule clear
+	rid=$($DS -j rule mask l4 udp | json "d['id']")
 	# bad rules: refused, and the rules stay as they were
 	for args in "smc 0x03010000 l4 udp" "l4 udp smc 0x03010000" "smc zero" "smc 0" "smc 0x1ffffffff"; do
 		# shellcheck disable=SC2086 # the words are the arguments
-		out=$($DS mask add $args 2>&1)
+		out=$($DS rule mask $args 2>&1)
 		rc=$?
 		if [ $rc -eq 2 ] && [[ $out == *"smc"* ]] &&
-			[ "$($DS -j show masks | json "[r['id'] for r in d]")" = "[$rid]" ]; then
+			[ "$($DS -j show rules | json "[r['id'] for r in d]")" = "[$rid]" ]; then
 			ok "bad SMC rule refused by the CLI: $args ($out)"
 		else
 			fail "bad SMC rule refused by the CLI: $args" "exit $rc: $out"
@@ -440,5 +440,5 @@ test_smc_masks() {
 	out=$(nlraw 10 nest:14= u32:12=0 end:0=)
 	if [[ $out == "error ERANGE"* ]]; then ok "the module refuses SMC reason 0 ($out)"
 	else fail "the module refuses SMC reason 0" "$out"; fi
-	check "refused rules change nothing" "[$rid]" "$($DS -j show masks | json "[r['id'] for r in d]")"
+	check "refused rules change nothing" "[$rid]" "$($DS -j show rules | json "[r['id'] for r in d]")"
 }

@@ -120,6 +120,8 @@ static void test_cmd_find(void **state)
 	char *show_sites[] = { "show", "sites", "top", "5" };
 	char *show[] = { "show" };
 	char *bogus[] = { "shows" };
+	char *mask_add[] = { "mask", "add", "l4", "udp" };
+	char *show_masks[] = { "show", "masks" };
 	const struct ds_cmd *c;
 	int used = 0;
 
@@ -130,6 +132,15 @@ static void test_cmd_find(void **state)
 	assert_int_equal(used, 2);
 	assert_null(ds_cmd_find(1, show, &used));
 	assert_null(ds_cmd_find(1, bogus, &used));
+	/* an older spelling runs the command it became */
+	c = ds_cmd_find(4, mask_add, &used);
+	assert_non_null(c);
+	assert_string_equal(c->name, "rule mask");
+	assert_int_equal(used, 2);
+	c = ds_cmd_find(2, show_masks, &used);
+	assert_non_null(c);
+	assert_string_equal(c->name, "rule list");
+	assert_int_equal(used, 2);
 }
 
 /* Every completion of prefix after words, joined by spaces. */
@@ -156,8 +167,9 @@ static void test_complete(void **state)
 	char *smc[] = { "show", "smc" };
 	char *sort[] = { "show", "sessions", "sort" };
 	char *sessions[] = { "show", "sessions" };
-	char *l4[] = { "mask", "add", "l4" };
-	char *mask[] = { "mask", "add", "l4", "tcp" };
+	char *l4[] = { "rule", "mask", "l4" };
+	char *mask[] = { "rule", "only", "l4", "tcp" };
+	char *rule[] = { "rule" };
 	char *cap[] = { "capture", "f.pcapng", "l3" };
 	char *exp[] = { "export" };
 	char *help[] = { "help" };
@@ -167,14 +179,19 @@ static void test_complete(void **state)
 	(void)state;
 	complete(NULL, 0, "s", out, sizeof(out));
 	assert_string_equal(out, "start stop status set show");
+	/* the older spellings (mask ...) are not offered */
 	complete(NULL, 0, "m", out, sizeof(out));
-	assert_string_equal(out, "mask");
+	assert_string_equal(out, "");
+	complete(NULL, 0, "r", out, sizeof(out));
+	assert_string_equal(out, "rule run record reset");
+	complete(rule, 1, "", out, sizeof(out));
+	assert_string_equal(out, "mask only del list clear save load");
 	complete(NULL, 0, "sh", out, sizeof(out));
 	assert_string_equal(out, "show");
 	complete(show, 1, "", out, sizeof(out));
-	assert_string_equal(out, "sites reasons sessions smc stats masks");
+	assert_string_equal(out, "sites reasons sessions smc stats rules");
 	complete(show, 1, "r", out, sizeof(out));
-	assert_string_equal(out, "reasons");
+	assert_string_equal(out, "reasons rules");
 	complete(smc, 2, "", out, sizeof(out));
 	assert_string_equal(out, "sockets");
 	complete(set, 1, "", out, sizeof(out));

@@ -59,6 +59,8 @@
  *     DROPSCOPE_A_PARTS: NLA_U32, the parts running (0 while stopped)
  *     DROPSCOPE_A_SESSIONS_CAPACITY, _CLOSED_CAPACITY: NLA_U32, live
  *         sessions tracked at once and closes kept (module parameters)
+ *     DROPSCOPE_A_SCOPE_CGROUP: NLA_U64, the cgroup (v2) whose sockets'
+ *         drops are counted apart, when one is set
  *
  * DROPSCOPE_CMD_CONFIG_SET: takes
  *     DROPSCOPE_A_INTERVAL_MS: NLA_U32, DROPSCOPE_INTERVAL_MIN_MS to
@@ -69,6 +71,13 @@
  *         largest deltas; the others are counted in TOP_SUPPRESSED (0: all)
  *     DROPSCOPE_A_RATELIMIT: NLA_U32, at most this many alert messages per
  *         second; what the cap holds back is counted in RATELIMITED (0: none)
+ *     DROPSCOPE_A_SCOPE_CGROUP: NLA_U64, the id of a cgroup (v2; the inode
+ *         number of its directory): from now on a drop whose socket (the
+ *         skb's, or the one it was received for) belongs to that cgroup or
+ *         one below it is counted in a site of its own, marked
+ *         DROPSCOPE_SITE_A_SCOPE. 0 clears the scope. One cgroup at a time:
+ *         -EBUSY while another is set; -ENOENT for an id no cgroup has.
+ *         Set before the other attributes: when it fails, none is set.
  *     At least one attribute is required. CONFIG_GET replies with all of
  *     them, and DROPSCOPE_A_RULES (NLA_U32), the number of rules.
  *
@@ -88,7 +97,7 @@
  *
  * DROPSCOPE_CMD_ALERT: sent by the kernel only, on DROPSCOPE_MCGRP_ALERTS.
  *
- * DROPSCOPE_CMD_MASK_ADD: takes one DROPSCOPE_A_RULE nest (see below) and
+ * DROPSCOPE_CMD_RULE_ADD: takes one DROPSCOPE_A_RULE nest (see below) and
  *     replies with the rule, its DROPSCOPE_RULE_A_ID included. At most
  *     DROPSCOPE_MAX_RULES rules. A rule matches a drop when every field it
  *     has matches. A drop that matches a MASK rule is masked, counted in
@@ -100,11 +109,11 @@
  *     right before any rule change: a drop is judged by the rules in force
  *     at the fold that first counts it. Rules survive stop and start.
  *
- * DROPSCOPE_CMD_MASK_DEL: takes DROPSCOPE_A_RULE with DROPSCOPE_RULE_A_ID.
+ * DROPSCOPE_CMD_RULE_DEL: takes DROPSCOPE_A_RULE with DROPSCOPE_RULE_A_ID.
  *
- * DROPSCOPE_CMD_MASK_GET (dump): one message per rule, in match order.
+ * DROPSCOPE_CMD_RULE_GET (dump): one message per rule, in match order.
  *
- * DROPSCOPE_CMD_MASK_CLEAR: removes every rule.
+ * DROPSCOPE_CMD_RULE_CLEAR: removes every rule.
  *
  * DROPSCOPE_CMD_SESSIONS_GET (dump): one message per live TCP session with
  *     one DROPSCOPE_A_SESSION nest, its counters read from the socket as
@@ -151,6 +160,9 @@
  *         matches on, which sites are then keyed by too; absent when not
  *         keyed, or not known (0). When every rule on packet fields names
  *         a device, drops that came in on none of them are not keyed.
+ *     DROPSCOPE_SITE_A_SCOPE: NLA_FLAG, the drops of sockets of the scoped
+ *         cgroup (DROPSCOPE_A_SCOPE_CGROUP), counted apart from the same
+ *         site's other drops
  *
  * DROPSCOPE_A_RULE:
  *     DROPSCOPE_RULE_A_ID: NLA_U32, given by the kernel
@@ -377,10 +389,10 @@ enum dropscope_cmd {
 	DROPSCOPE_CMD_STATS_GET,
 	DROPSCOPE_CMD_RESET,
 	DROPSCOPE_CMD_ALERT,
-	DROPSCOPE_CMD_MASK_ADD,
-	DROPSCOPE_CMD_MASK_DEL,
-	DROPSCOPE_CMD_MASK_GET,
-	DROPSCOPE_CMD_MASK_CLEAR,
+	DROPSCOPE_CMD_RULE_ADD,
+	DROPSCOPE_CMD_RULE_DEL,
+	DROPSCOPE_CMD_RULE_GET,
+	DROPSCOPE_CMD_RULE_CLEAR,
 	DROPSCOPE_CMD_SESSIONS_GET,
 	DROPSCOPE_CMD_CLOSED_GET,
 	DROPSCOPE_CMD_SMC_GET,
@@ -420,6 +432,7 @@ enum dropscope_attr {
 	DROPSCOPE_A_SMC_DEV,
 	DROPSCOPE_A_CAPTURE,
 	DROPSCOPE_A_PACKET,
+	DROPSCOPE_A_SCOPE_CGROUP,
 	__DROPSCOPE_A_MAX
 };
 
@@ -439,6 +452,7 @@ enum dropscope_site_attr {
 	DROPSCOPE_SITE_A_NETNS,
 	DROPSCOPE_SITE_A_L3,
 	DROPSCOPE_SITE_A_L4,
+	DROPSCOPE_SITE_A_SCOPE,
 	__DROPSCOPE_SITE_A_MAX
 };
 

@@ -15,7 +15,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
 
-#include "dropscope.h"
+#include "ds.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -32,20 +32,6 @@ struct ds_nl {
 	int fn_err;
 	bool intr;		/* the dump was marked NLM_F_DUMP_INTR */
 	bool gone;		/* the controller announced our removal */
-};
-
-static const struct nla_policy ds_site_policy[DROPSCOPE_SITE_A_MAX + 1] = {
-	[DROPSCOPE_SITE_A_LOCATION] = { .type = NLA_U64 },
-	[DROPSCOPE_SITE_A_SYMBOL] = { .type = NLA_STRING },
-	[DROPSCOPE_SITE_A_REASON] = { .type = NLA_U32 },
-	[DROPSCOPE_SITE_A_REASON_NAME] = { .type = NLA_STRING },
-	[DROPSCOPE_SITE_A_TOTAL] = { .type = NLA_U64 },
-	[DROPSCOPE_SITE_A_DELTA] = { .type = NLA_U64 },
-	[DROPSCOPE_SITE_A_MASKED] = { .type = NLA_U64 },
-	[DROPSCOPE_SITE_A_IFINDEX] = { .type = NLA_U32 },
-	[DROPSCOPE_SITE_A_NETNS] = { .type = NLA_U32 },
-	[DROPSCOPE_SITE_A_L3] = { .type = NLA_U16 },
-	[DROPSCOPE_SITE_A_L4] = { .type = NLA_U8 },
 };
 
 /*
@@ -91,48 +77,6 @@ int ds_nla_parse_nested(struct nlattr **tb, int max, struct nlattr *nest,
 			const struct nla_policy *pol)
 {
 	return ds_nla_parse(tb, max, nla_data(nest), nla_len(nest), pol);
-}
-
-int ds_site_parse(struct nlattr *nest, struct ds_site *s)
-{
-	struct nlattr *tb[DROPSCOPE_SITE_A_MAX + 1];
-
-	memset(s, 0, sizeof(*s));
-	if (ds_nla_parse_nested(tb, DROPSCOPE_SITE_A_MAX, nest,
-				ds_site_policy) < 0 ||
-	    !tb[DROPSCOPE_SITE_A_LOCATION] || !tb[DROPSCOPE_SITE_A_TOTAL])
-		return -EINVAL;
-	s->location = nla_get_u64(tb[DROPSCOPE_SITE_A_LOCATION]);
-	s->total = nla_get_u64(tb[DROPSCOPE_SITE_A_TOTAL]);
-	if (tb[DROPSCOPE_SITE_A_REASON])
-		s->reason = nla_get_u32(tb[DROPSCOPE_SITE_A_REASON]);
-	if (tb[DROPSCOPE_SITE_A_DELTA]) {
-		s->delta = nla_get_u64(tb[DROPSCOPE_SITE_A_DELTA]);
-		s->has_delta = true;
-	}
-	if (tb[DROPSCOPE_SITE_A_MASKED])
-		s->masked = nla_get_u64(tb[DROPSCOPE_SITE_A_MASKED]);
-	if (tb[DROPSCOPE_SITE_A_IFINDEX])
-		s->ifindex = nla_get_u32(tb[DROPSCOPE_SITE_A_IFINDEX]);
-	if (tb[DROPSCOPE_SITE_A_NETNS])
-		s->netns = nla_get_u32(tb[DROPSCOPE_SITE_A_NETNS]);
-	if (tb[DROPSCOPE_SITE_A_L3])
-		s->l3 = nla_get_u16(tb[DROPSCOPE_SITE_A_L3]);
-	if (tb[DROPSCOPE_SITE_A_L4])
-		s->l4 = nla_get_u8(tb[DROPSCOPE_SITE_A_L4]);
-	if (tb[DROPSCOPE_SITE_A_SYMBOL])
-		nla_strlcpy(s->symbol, tb[DROPSCOPE_SITE_A_SYMBOL],
-			    sizeof(s->symbol));
-	else
-		snprintf(s->symbol, sizeof(s->symbol), "0x%llx",
-			 (unsigned long long)s->location);
-	if (tb[DROPSCOPE_SITE_A_REASON_NAME])
-		nla_strlcpy(s->reason_name, tb[DROPSCOPE_SITE_A_REASON_NAME],
-			    sizeof(s->reason_name));
-	else
-		snprintf(s->reason_name, sizeof(s->reason_name), "%u",
-			 s->reason);
-	return 0;
 }
 
 static void ds_nl_set_error(struct ds_nl *nl, int err, const char *ext)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dropscope.h"
+#include "ds.h"
 
 struct ds_sym {
 	uint64_t addr;

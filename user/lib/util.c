@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dropscope.h"
+#include "ds.h"
 
 /* A decimal number in [min, max], nothing else on the line. */
 int ds_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)

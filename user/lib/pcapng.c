@@ -16,7 +16,7 @@
 
 #include <arpa/inet.h>
 
-#include "dropscope.h"
+#include "ds.h"
 
 #define DS_BT_SHB	0x0A0D0D0AU
 #define DS_BT_IDB	0x00000001U

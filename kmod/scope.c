@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The scope: one cgroup (v2) whose sockets' drops the drop path counts
+ * apart (DS_PK_SCOPE in the key: sites of their own, marked scope), for
+ * "dropscope run", which runs a command in a cgroup of its own. Set and
+ * cleared under ds_lock; read by the probe under RCU (it runs with
+ * preemption disabled), with a reference on the cgroup held while set.
+ */
+
+#include <linux/cgroup.h>
+#include <linux/jump_label.h>
+#include <linux/rcupdate.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+
+#include "dropscope.h"
+
+DEFINE_STATIC_KEY_FALSE(ds_scope_key);
+
+static struct cgroup __rcu *ds_scope_cgrp;
+static u64 ds_scope_cgid;	/* under ds_lock */
+
+/* Does the drop's socket belong to the scope, or to a cgroup below it? */
+notrace bool ds_scope_holds(const struct sock *sk)
+{
+#ifdef CONFIG_SOCK_CGROUP_DATA
+	struct cgroup *scope = rcu_dereference_sched(ds_scope_cgrp);
+	struct sock_cgroup_data *skcd;
+
+	if (!scope || !sk_fullsock(sk))
+		return false;
+	skcd = &((struct sock *)sk)->sk_cgrp_data;
+	return cgroup_is_descendant(sock_cgroup_ptr(skcd), scope);
+#else
+	return false;
+#endif
+}
+
+u64 ds_scope_id(void)
+{
+	lockdep_assert_held(&ds_lock);
+	return ds_scope_cgid;
+}
+
+static void ds_scope_clear(void)
+{
+	struct cgroup *old = rcu_dereference_protected(ds_scope_cgrp,
+						       lockdep_is_held(&ds_lock));
+
+	if (!old)
+		return;
+	static_branch_dec(&ds_sock_key);
+	static_branch_disable(&ds_scope_key);
+	RCU_INIT_POINTER(ds_scope_cgrp, NULL);
+	/* the probe disables preemption: none reads old once this returns */
+	synchronize_rcu();
+	cgroup_put(old);
+	ds_scope_cgid = 0;
+}
+
+/* Scope the cgroup of id (0: none). Under ds_lock. */
+int ds_scope_set(u64 id, struct netlink_ext_ack *extack)
+{
+	struct cgroup *cg;
+
+	lockdep_assert_held(&ds_lock);
+	if (!id) {
+		ds_scope_clear();
+		return 0;
+	}
+	if (!IS_ENABLED(CONFIG_SOCK_CGROUP_DATA)) {
+		NL_SET_ERR_MSG(extack,
+			       "scope: this kernel keeps no cgroup in its sockets (CONFIG_SOCK_CGROUP_DATA)");
+		return -EOPNOTSUPP;
+	}
+	if (ds_scope_cgid == id)
+		return 0;
+	if (ds_scope_cgid) {
+		NL_SET_ERR_MSG(extack,
+			       "scope: another cgroup is scoped already (set 0 to clear it)");
+		return -EBUSY;
+	}
+	cg = cgroup_get_from_id(id);
+	if (IS_ERR(cg)) {
+		NL_SET_ERR_MSG(extack, "scope: no cgroup (v2) has this id");
+		return -ENOENT;
+	}
+	ds_scope_cgid = id;
+	rcu_assign_pointer(ds_scope_cgrp, cg);
+	static_branch_enable(&ds_scope_key);
+	static_branch_inc(&ds_sock_key);
+	return 0;
+}
+
+/* Module exit: no command runs any more, the probe is detached. */
+void ds_scope_exit(void)
+{
+	mutex_lock(&ds_lock);
+	ds_scope_clear();
+	mutex_unlock(&ds_lock);
+}

@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# The test-lab workflow: records, their diff, rule files. Test functions
+# sourced by tests/lab/run.sh.
+
+# rec_site FILE REASON FUNCTION: the count a record gives the sites of a
+# function for a reason
+rec_site() {
+	awk -v r="$2" -v f="$3" '$1 == "site" && $2 == r {
+		s = $5; gsub(/\047/, "", s); sub(/\+.*/, "", s)
+		if (s == f) n += $3
+	} END { print n + 0 }' "$1"
+}
+
+# A record against itself and a later one; the later one's counts are the
+# kernel's (Udp NoPorts, Tcp OutRsts); across an unload and reload the
+# same traffic compares the same, by symbol.
+test_record_diff() {
+	local udp0 udp1 rst1 rc
+	setup_module
+	$DS start
+	udp0=$($KC snmp Udp NoPorts)
+	gen udp 25 $UDP_CLOSED
+	$DS record "$TMP/a.rec"
+	check "record: the UDP closed-port drops are Udp NoPorts" \
+		"$(($($KC snmp Udp NoPorts) - udp0))" \
+		"$(rec_site "$TMP/a.rec" NO_SOCKET __udp4_lib_rcv)"
+	check "record: the kernel release and build are the running kernel's" \
+		"kernel $(uname -r)" "$(grep '^kernel ' "$TMP/a.rec")"
+	$DS record "$TMP/a2.rec"
+	$DS diff "$TMP/a.rec" "$TMP/a2.rec" > "$TMP/d0.txt"
+	rc=$?
+	check "diff of a record and the same totals again: nothing, exit 0" \
+		"0 0 new, 0 gone, 0 changed, 1 the same" "$rc $(tail -n 1 "$TMP/d0.txt")"
+
+	udp1=$($KC snmp Udp NoPorts)
+	rst1=$($KC snmp Tcp OutRsts)
+	gen udp 10 $UDP_CLOSED
+	gen tcp 4 $TCP_CLOSED
+	$DS record "$TMP/b.rec"
+	$DS -j diff "$TMP/a.rec" "$TMP/b.rec" > "$TMP/d1.json"
+	rc=$?
+	check "diff: the UDP site changed by Udp NoPorts, the TCP site new with Tcp OutRsts; exit 1" \
+		"1 changed:$(($($KC snmp Udp NoPorts) - udp1)) new:$(($($KC snmp Tcp OutRsts) - rst1))" \
+		"$rc $(py -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [x["b"] - x["a"] for x in d["changes"] if x["kind"] == "changed" and x["site"].startswith("__udp4_lib_rcv")]
+n = [x["b"] for x in d["changes"] if x["kind"] == "new" and x["site"].startswith("tcp_v4_rcv")]
+print("changed:%s new:%s" % (sum(c), sum(n)))
+' "$TMP/d1.json")"
+
+	# the same traffic after an unload and a reload
+	unload_quiet
+	setup_module
+	$DS start
+	gen udp 25 $UDP_CLOSED
+	$DS record "$TMP/c.rec"
+	$DS -j diff "$TMP/a.rec" "$TMP/c.rec" > "$TMP/d2.json"
+	rc=$?
+	check "diff across an unload and reload: the same sites by symbol, the same build; exit 0" \
+		"0 True site 0 1" \
+		"$rc $(json "'%s %s %d %d' % (d['same_build'], d['by'], len(d['changes']), d['same'])" < "$TMP/d2.json")"
+}
+
+# Bad records: refused with the file and line, exit 2.
+test_record_bad() {
+	local out rc
+	setup_module
+	printf 'format 1\nsite NO_SOCKET many 0 f\n' > "$TMP/bad.rec"
+	$DS record "$TMP/ok.rec"
+	out=$($DS diff "$TMP/ok.rec" "$TMP/bad.rec" 2>&1)
+	rc=$?
+	check "diff: a bad record is named with its line; exit 2" "2 1" \
+		"$rc $(echo "$out" | grep -c "bad.rec:2:")"
+	out=$($DS diff "$TMP/ok.rec" "$TMP/missing.rec" 2>&1)
+	check "diff: a missing record; exit 2" 2 "$?"
+}
+
+# rules_of: the rules as show rules gives them, without ids and hits
+rules_of() {
+	$DS -j show rules | json "[{k: v for k, v in r.items() if k not in ('id', 'hits')} for r in d]"
+}
+
+# A file of rules saved and loaded gives the same rules; a file with a bad
+# line, or one the module refuses, adds none.
+test_rule_files() {
+	local before out rc
+	setup_module
+	$DS rule mask l4 udp
+	$DS rule mask site tcp_v4_rcv reason NO_SOCKET
+	$DS rule only l3 ipv6
+	$DS rule mask site __udp4_lib_rcv+0x10 dev lo
+	before=$(rules_of)
+	$DS rule save "$TMP/r.rules"
+	$DS rule clear
+	$DS rule load "$TMP/r.rules"
+	check "rule save, clear, rule load: the same rules" "$before" "$(rules_of)"
+	check "the saved file is a batch file too" 4 \
+		"$($DS rule clear; $DS -f "$TMP/r.rules" > /dev/null; $DS -j show rules | json "len(d)")"
+
+	$DS rule clear
+	printf '# two good, one bad\nrule mask l4 udp\nrule mask l4 nothing\nrule only l3 ipv6\n' > "$TMP/bad.rules"
+	out=$($DS rule load "$TMP/bad.rules" 2>&1)
+	rc=$?
+	check "rule load: a bad line is named, nothing added; exit 2" "2 1 []" \
+		"$rc $(echo "$out" | grep -c "bad.rules:3:") $(rules_of)"
+	printf 'rule mask l4 udp\nrule mask dev 99999\n' > "$TMP/refused.rules"
+	out=$($DS rule load "$TMP/refused.rules" 2>&1)
+	rc=$?
+	check "rule load: a rule the module refuses takes back those added; exit 1" \
+		"1 1 []" "$rc $(echo "$out" | grep -c "no device has this ifindex") $(rules_of)"
+}
+
+# rcvbuf.py N STATUS FILE: N datagrams to a UDP socket of its own with
+# the smallest receive buffer, never read (each one past the first few is
+# a UdpRcvbufErrors drop, of that socket); the kernel's count of that
+# socket's drops (/proc/net/udp) into FILE; then exit STATUS
+RCVBUF_PY='
+import socket, sys
+r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)
+r.bind(("127.0.0.1", 0))
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(int(sys.argv[1])):
+    s.sendto(b"x" * 1000, r.getsockname())
+port = "%04X" % r.getsockname()[1]
+for l in open("/proc/net/udp").read().splitlines()[1:]:
+    f = l.split()
+    if f[1].endswith(":" + port):
+        open(sys.argv[3], "w").write(f[-1] + "\n")
+sys.exit(int(sys.argv[2]))
+'
+
+# run -- CMD, CMD overflowing its own socket's receive buffer while a
+# process outside it overflows another's: CMD's drops are its socket's
+# (/proc/net/udp), apart from the rest; both are Udp RcvbufErrors; the
+# exit status is CMD's.
+test_run() {
+	local rcv0 rc
+	setup_module
+	if ! grep -q rx_sk /sys/kernel/tracing/events/skb/kfree_skb/format; then
+		skip "test_$TEST" "skb:kfree_skb has no rx_sk (6.11): a receive-buffer drop carries no socket"
+		return
+	fi
+	rcv0=$($KC snmp Udp RcvbufErrors)
+	python3 -c "$RCVBUF_PY" 200 0 "$TMP/out.drops" &
+	$DS -j run -- python3 -c "$RCVBUF_PY" 300 3 "$TMP/in.drops" > "$TMP/run.json"
+	rc=$?
+	wait
+	check "run: exit status CMD's; CMD's drops its socket's, all of them Udp RcvbufErrors with the other's; nothing failed" \
+		"3 3 $(cat "$TMP/in.drops") $(($($KC snmp Udp RcvbufErrors) - rcv0)) []" \
+		"$rc $(json "'%d %d' % (d['status'], d['cmd']['drops'])" < "$TMP/run.json") $(($(cat "$TMP/in.drops") + $(cat "$TMP/out.drops"))) $(json "d['failed']" < "$TMP/run.json")"
+}
+
+# --fail-on new against a baseline of the same traffic passes; a new kind
+# of drop fails with status 5 and is named; --ktap is KTAP, a line a
+# condition.
+test_run_baseline() {
+	local rc out
+	setup_module
+	$DS start
+	gen udp 10 $UDP_CLOSED
+	$DS record "$TMP/base.rec"
+	$DS stop
+	$DS run --baseline "$TMP/base.rec" --fail-on new -- $BIN/dropgen udp 10 $UDP_CLOSED > "$TMP/r0.txt"
+	rc=$?
+	check "run --fail-on new: the same traffic as the baseline passes" 0 "$rc"
+	# the report to a file of its own: CMD prints to standard output
+	$DS -j run --baseline "$TMP/base.rec" --fail-on new --output "$TMP/r1.json" -- \
+		sh -c "$BIN/dropgen udp 10 $UDP_CLOSED && $BIN/dropgen tcp 3 $TCP_CLOSED" > "$TMP/cmd.out"
+	rc=$?
+	out=$(cat "$TMP/r1.json")
+	check "run --fail-on new: a new site fails (exit 5), and is named; CMD's output is its own" "5 1 2" \
+		"$rc $(echo "$out" | json "len([f for f in d['failed'] if 'no site' in f])") $(grep -c '^sent ' "$TMP/cmd.out")"
+	$DS run --ktap --max 0 --fail-on reason NO_SOCKET -- \
+		sh -c "$BIN/dropgen udp 4 $UDP_CLOSED >/dev/null" > "$TMP/k.tap"
+	rc=$?
+	check "run --ktap: KTAP, a test line a condition (3), the failed ones not ok; exit 5" \
+		"5 KTAP version 1|1..3|ok 1|not ok 2|not ok 3" \
+		"$rc $(py -c '
+import re, sys
+l = open(sys.argv[1]).read().splitlines()
+print("|".join([l[0], l[1]] + [re.match(r"(not )?ok \d+", x).group(0) for x in l[2:]]))
+' "$TMP/k.tap")"
+}

@@ -1,0 +1,670 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The CLI's library: the transport and the model of the dropscope family
+ * (nl.c, model.c, rule.c), smc.ko's families (smc.c), names (names.c),
+ * kernel symbols (kallsyms.c), the loop of the commands that run on
+ * (loop.c), arguments (util.c), what several commands print (show.c,
+ * through print.c), Prometheus series (metrics.c) and pcapng (pcapng.c).
+ * It calls nothing above it.
+ */
+#ifndef DS_LIB_H
+#define DS_LIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/dropscope.h>
+#include <linux/netlink.h>
+#include <linux/smc.h>
+
+#include "print.h"
+
+#define DS_N(a) (sizeof(a) / sizeof((a)[0]))
+#define DS_NCOLS(c) ((int)DS_N(c))
+
+/* Exit statuses, also documented in the man page. */
+enum ds_status {
+	DS_OK = 0,
+	DS_EFAIL = 1,		/* the kernel refused or the command failed */
+	DS_EUSAGE = 2,		/* bad command line */
+	DS_ENOMOD = 3,		/* dropscope.ko is not loaded */
+	DS_EPERM = 4,		/* not permitted (CAP_NET_ADMIN needed) */
+	DS_ECONDITION = 5,	/* run: a condition failed */
+};
+
+/* nl.c: the netlink session */
+struct ds_nl;
+struct nl_msg;
+struct nlattr;
+
+/*
+ * Called for each message from dropscope.ko: tb holds the parsed top-level
+ * attributes (the last of each type), attrs/len all of them, for repeated
+ * ones such as DROPSCOPE_A_SITE in alerts.
+ */
+typedef int (*ds_msg_fn)(struct nlattr **tb, struct nlattr *attrs, int len,
+			 void *arg);
+
+/* Walking attributes: is there a whole one at a, within rem bytes? */
+static inline bool ds_nla_whole(const struct nlattr *a, int rem)
+{
+	return rem >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
+	       a->nla_len <= rem;
+}
+
+/* The attribute after a; rem loses what a took. */
+static inline const struct nlattr *ds_nla_after(const struct nlattr *a,
+						int *rem)
+{
+	*rem -= NLA_ALIGN(a->nla_len);
+	return (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
+}
+
+struct nla_policy;
+int ds_nla_parse(struct nlattr **tb, int max, struct nlattr *head, int len,
+		 const struct nla_policy *pol);
+int ds_nla_parse_nested(struct nlattr **tb, int max, struct nlattr *nest,
+			const struct nla_policy *pol);
+int ds_nl_open(struct ds_nl **nlp);
+void ds_nl_close(struct ds_nl *nl);
+/* A request: build it, add attributes, send it; fn sees each reply. */
+struct nl_msg *ds_nl_msg(struct ds_nl *nl, uint8_t cmd, bool dump);
+int ds_nl_send(struct ds_nl *nl, struct nl_msg *msg, ds_msg_fn fn, void *arg);
+/* The same for a request without attributes. */
+int ds_nl_do(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn, void *arg);
+/*
+ * A dump. One the kernel marks interrupted (its table changed meanwhile)
+ * is run again from the start, a few times: reset (if not NULL) is called
+ * first, to discard what fn collected of the partial one.
+ */
+int ds_nl_dump(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn,
+	       void (*reset)(void *arg), void *arg);
+int ds_nl_join_alerts(struct ds_nl *nl);
+int ds_nl_listen(struct ds_nl *nl);
+void ds_nl_blocking(struct ds_nl *nl);
+int ds_nl_fd(struct ds_nl *nl);
+/* Did dropscope.ko go away? Seen on a socket that joined the alerts. */
+bool ds_nl_gone(struct ds_nl *nl);
+/* Receive what is pending on a joined socket; fn sees each alert. */
+int ds_nl_recv_alerts(struct ds_nl *nl, ds_msg_fn fn, void *arg);
+/* The last error: its status and a message that says what to do. */
+const char *ds_nl_error(struct ds_nl *nl);
+int ds_nl_status(int err);
+
+/* One site as the kernel reports it. */
+struct ds_site {
+	uint64_t location;
+	uint64_t total;
+	uint64_t delta;
+	uint64_t masked;	/* drops that rules hid */
+	uint32_t reason;
+	uint32_t ifindex;	/* packet fields, 0 when not keyed by them */
+	uint32_t netns;
+	uint16_t l3;
+	uint8_t l4;
+	bool scope;		/* the drops of the scoped cgroup's sockets */
+	bool has_delta;
+	char symbol[160];
+	char reason_name[64];
+};
+
+int ds_site_parse(struct nlattr *nest, struct ds_site *site);
+
+/*
+ * An SMC fallback reason of an alert, DROPSCOPE_A_SMC_FALLBACK, or one of
+ * its owners, DROPSCOPE_A_SMC_OWNER.
+ */
+struct ds_smc_alert {
+	uint32_t code;
+	bool server;
+	bool owner;
+	uint32_t pid;		/* owners: 0 for a kernel worker */
+	char comm[16];
+	uint64_t delta, total;
+};
+
+struct ds_session;
+
+/* An alert message, as ds_alert_read() reads it. */
+struct ds_alert {
+	const char *stamp;	/* local time, for text; the reader sets it */
+	uint64_t round;
+	bool end;		/* the last message of the round */
+	uint64_t overflow;
+	struct ds_site *sites;
+	size_t n;
+	struct ds_smc_alert *smc;	/* SMC fallbacks */
+	size_t nsmc;
+	uint64_t link_downs;	/* SMC-R links gone down */
+	struct ds_session *sessions;	/* closes */
+	size_t nsess;
+};
+
+struct nlattr;
+int ds_alert_read(struct nlattr **tb, struct nlattr *attrs, int len,
+		  struct ds_alert *a);
+void ds_alert_free(struct ds_alert *a);
+
+/* show.c: sites and alerts, through the print path of print.c */
+void ds_site_print(struct ds_print *p, const struct ds_site *s,
+		   const char *stamp);
+void ds_sites_print(struct ds_print *p, const struct ds_site *v, size_t n,
+		    size_t top);
+void ds_sites_print_as(struct ds_print *p, const char *key,
+		       const struct ds_site *v, size_t n, size_t top);
+void ds_alert_print(struct ds_print *p, const struct ds_alert *a);
+
+/* util.c: arguments */
+int ds_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
+int ds_parse_duration_ms(const char *s, uint64_t *ms);
+
+/* An option of a command, "NAME VALUE": a number, or a duration in ms. */
+struct ds_opt {
+	const char *name;	/* NULL ends a list */
+	bool duration;
+	uint64_t min, max;
+	uint64_t *v;
+	const char *why;	/* what the usage says when VALUE is bad */
+};
+
+/* The options most commands that run on take. */
+#define DS_OPT_TIMEOUT(v)						\
+	{ "timeout", true, 1, UINT64_MAX, (v),				\
+	  "timeout needs a duration (e.g. 10s)" }
+#define DS_OPT_COUNT(name, v)						\
+	{ (name), false, 1, UINT32_MAX, (v), name " needs a positive number" }
+
+struct ds_cmd;
+int ds_parse_opts(const struct ds_cmd *self, int argc, char **argv,
+		  const struct ds_opt *opts);
+int ds_split(char *line, char **argv, int max);
+int ds_site_cmp_total(const void *a, const void *b);
+void *ds_grow(void *v, size_t *cap, size_t n, size_t size, size_t first);
+
+/* kallsyms.c: kernel symbols */
+struct ds_syms;
+int ds_syms_load(FILE *f, struct ds_syms **out);
+void ds_syms_free(struct ds_syms *s);
+int ds_syms_resolve(const struct ds_syms *s, const char *spec,
+		    uint64_t *start, uint64_t *end);
+void ds_syms_name(const struct ds_syms *s, uint64_t addr, char *buf,
+		  size_t len);
+
+/* The running kernel's drop reasons, as the module reports them. */
+struct ds_reason {
+	uint32_t id;
+	uint64_t count;
+	char name[64];
+};
+
+struct ds_reasons {
+	struct ds_reason *v;
+	size_t n, cap;
+};
+
+/* What a command runs with: the shell keeps one for its whole session. */
+struct ds_ctx {
+	struct ds_nl *nl;
+	struct ds_syms *syms;	/* loaded on first use */
+	struct ds_reasons reasons;	/* fetched on first use */
+	bool json;
+	bool interactive;	/* the readline shell is running */
+	bool quit;
+};
+
+/* A command of the table (the shell's): the library only prints usage. */
+
+struct ds_cmd {
+	const char *name;	/* one or two words: "show sites" */
+	int (*fn)(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		  char **argv);
+	const char *args;	/* usage of the arguments */
+	const char *help;
+	int arg;		/* for shared handlers: a command or attribute */
+};
+
+int ds_usage(const struct ds_cmd *cmd, const char *what);
+/* ctx.c: the context's netlink session, symbols and reasons, on first use */
+int ds_fail(struct ds_ctx *ctx, int err);
+int ds_ctx_nl(struct ds_ctx *ctx);
+int ds_ctx_syms(struct ds_ctx *ctx);
+/* The module's reasons, fetched once a context; errors are printed. */
+int ds_ctx_reasons(struct ds_ctx *ctx, const struct ds_reasons **r);
+void ds_ctx_free(struct ds_ctx *ctx);
+
+/* model.c: the family's objects; errors are the transport's */
+int ds_reasons_get(struct ds_ctx *ctx, struct ds_reasons *r);
+/* One u32 attribute (none when attr is 0) with cmd; failures printed. */
+int ds_send_u32(struct ds_ctx *ctx, uint8_t cmd, int attr, uint32_t v);
+
+/* The module's configuration (CONFIG_GET). */
+struct ds_config {
+	uint32_t parts, sessions, closed;
+	bool running;
+	uint32_t interval_ms;
+	uint32_t capacity;
+	uint32_t threshold, top, ratelimit, rules;
+	uint64_t scope;		/* the scoped cgroup, 0: none */
+};
+
+int ds_config_fetch(struct ds_nl *nl, struct ds_config *c);
+/* Count the drops of the sockets of cgroup id apart (0: stop it). */
+int ds_config_scope(struct ds_nl *nl, uint64_t id);
+
+/* The module's sites, as a dump gives them (unsorted); prints nothing. */
+struct ds_sites {
+	struct ds_site *v;
+	size_t n, cap;
+};
+
+int ds_sites_fetch(struct ds_nl *nl, struct ds_sites *s);
+int ds_reasons_fetch(struct ds_nl *nl, struct ds_reasons *r);
+int ds_stat_get(struct ds_ctx *ctx, int attr, uint64_t *v);
+
+/* The module's statistics by attribute, those it sent marked in has. */
+struct ds_stats_read {
+	uint64_t v[DROPSCOPE_STATS_A_MAX + 1];
+	bool has[DROPSCOPE_STATS_A_MAX + 1];
+};
+
+int ds_stats_fetch(struct ds_nl *nl, struct ds_stats_read *st);
+
+/* rule.c: rules, the words of rule mask|only and capture, and the wire */
+enum ds_rule_field {
+	DS_RF_SITE, DS_RF_REASON, DS_RF_DEV, DS_RF_L3, DS_RF_L4, DS_RF_NETNS,
+	DS_RF_SMC, DS_RF_COUNT
+};
+
+/* The fields' words, by enum ds_rule_field; NULL-terminated. */
+extern const char *const ds_rule_fields[];
+
+struct ds_rule {
+	uint32_t id;		/* given by the module */
+	uint8_t mode;		/* enum dropscope_rule_mode; 0: none sent */
+	unsigned int has;	/* 1 << enum ds_rule_field: the fields set */
+	uint64_t loc_start, loc_end;
+	uint32_t reason, ifindex, netns, smc_reason;
+	uint16_t l3;
+	uint8_t l4;
+	uint64_t hits;		/* read: drops the rule decided */
+};
+
+struct ds_rules {
+	struct ds_rule *v;
+	size_t n, cap;
+};
+
+/* FIELD VALUE pairs; bad input is printed, DS_EUSAGE returned. */
+int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
+		  struct ds_rule *r);
+/* r as a DROPSCOPE_A_RULE nest of msg, and back. */
+int ds_rule_put(struct nl_msg *msg, const struct ds_rule *r);
+int ds_rule_read(struct nlattr *nest, struct ds_rule *r);
+int ds_rule_add(struct ds_nl *nl, const struct ds_rule *r, uint32_t *id);
+int ds_rule_del(struct ds_nl *nl, uint32_t id);
+int ds_rules_fetch(struct ds_nl *nl, struct ds_rules *l);
+/*
+ * The rules of a file of rule lines ("rule mask|only FIELD VALUE ...", or
+ * the older "mask add|only ..."; # starts a comment), resolved; a bad line
+ * is said as NAME:LINE and DS_EUSAGE returned, with nothing kept.
+ */
+int ds_rules_read(struct ds_ctx *ctx, FILE *f, const char *name,
+		  struct ds_rules *out);
+/* Every rule of l, or none: if the module refuses one (*failed its
+ * index), those added before it are taken away. ids gets their ids. */
+int ds_rules_add_all(struct ds_nl *nl, const struct ds_rules *l,
+		     uint32_t *ids, size_t *failed);
+void ds_rules_del_all(struct ds_nl *nl, const uint32_t *ids, size_t n);
+/* A rule as the words "rule" takes: "mask l4 udp", names where the
+ * system has them. */
+int ds_rule_words(struct ds_ctx *ctx, const struct ds_rule *r, char *buf,
+		  size_t len);
+
+/* names.c: names of packet fields, as "mask add" takes them; numbers when
+ * unknown */
+#define DS_NETNS_DIR "/run/netns"	/* ip netns names */
+const char *ds_dev_name(uint32_t ifindex, char *buf, size_t len);
+const char *ds_netns_name(uint32_t inum, char *buf, size_t len);
+const char *ds_l3_name(uint32_t l3, char *buf, size_t len);
+const char *ds_l4_name(uint32_t l4, char *buf, size_t len);
+const char *const *ds_proto_names(bool l3);
+int ds_l3_parse(const char *s, unsigned int *v);
+int ds_l4_parse(const char *s, unsigned int *v);
+int ds_netns_parse(const char *s, uint32_t *inum);
+const char *ds_tcp_state_name(unsigned int state);
+const char *ds_smc_reason_name(uint32_t code);
+
+/* model.c: TCP sessions */
+struct ds_session {
+	uint64_t cookie;
+	uint64_t seq;
+	uint64_t duration_ns;
+	uint64_t tx_bytes;	/* bytes_acked */
+	uint64_t rx_bytes;	/* bytes_received */
+	uint64_t drops;
+	uint32_t retransmits;	/* total_retrans */
+	uint32_t resets_sent;
+	uint32_t resets_received;
+	uint32_t pid;
+	uint16_t lport, rport;
+	uint8_t family;
+	uint8_t state;
+	bool closed;
+	uint8_t smc_mode;	/* enum dropscope_smc_mode */
+	uint32_t smc_reason;	/* with DROPSCOPE_SMC_MODE_FALLBACK */
+	char laddr[48], raddr[48];
+	char comm[16];
+};
+
+int ds_session_parse(struct nlattr *nest, struct ds_session *s);
+/* show.c: sessions as show sessions, watch sessions and top print them */
+void ds_session_fields(struct ds_print *p, const struct ds_session *s);
+/* The columns of show sessions; the last one, the rest, has no key. */
+extern const struct ds_col ds_sess_cols[];
+void ds_session_print(struct ds_print *p, const struct ds_session *s);
+void ds_close_head(struct ds_print *p);
+void ds_closes_print(struct ds_print *p, const struct ds_session *v,
+		     size_t n);
+
+/* What a sessions dump collects: ds_nl_dump(nl, cmd, ds_sessions_cb,
+ * ds_sessions_reset, &sessions) appends to v. */
+struct ds_sessions {
+	struct ds_session *v;
+	size_t n, cap;
+	size_t base;		/* where the dump under way began */
+};
+
+int ds_sessions_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+		   void *arg);
+void ds_sessions_reset(void *arg);
+
+/* The filters of show sessions, watch sessions and top. */
+struct ds_sess_filter {
+	uint64_t pid;		/* UINT64_MAX: any */
+	uint64_t port;		/* UINT64_MAX: any; local or remote */
+};
+
+bool ds_sess_match(const struct ds_sess_filter *f, const struct ds_session *s);
+int ds_sess_filter_arg(struct ds_sess_filter *f, int argc, char **argv, int *a);
+void ds_sessions_print(struct ds_print *p, const struct ds_session *v,
+		       size_t n, size_t top);
+
+/* smc.c: SMC, from smc.ko's SMC_GEN_NETLINK family and SMC sock_diag,
+ * and dropscope's own SMC counters */
+/* The kernel's statistics of one SMC mode (SMC_NLA_STATS_*_TECH). */
+struct ds_smc_tech {
+	uint64_t v[SMC_NLA_STATS_T_MAX + 1];	/* the u64 attributes */
+	uint64_t rmb[2][SMC_NLA_STATS_RMB_MAX + 1];	/* tx, rx */
+};
+
+struct ds_smc_fback {
+	uint32_t code;
+	bool server;
+	uint64_t count;
+	uint32_t pid;		/* owners only */
+	char comm[16];
+	uint64_t masked;	/* dropscope's: hidden by mask rules */
+	bool own;		/* dropscope's: masked is known */
+};
+
+struct ds_smc_stats {
+	struct ds_smc_tech tech[2];	/* SMC-R, SMC-D */
+	uint64_t hs_err[2];		/* client, server */
+	uint64_t fback[2];		/* client, server */
+	struct ds_smc_fback *fb;
+	size_t nfb, capfb;
+	bool got;
+};
+
+/* An RDMA device SMC-R moved data on. */
+struct ds_smc_dev {
+	char name[64];
+	uint64_t v[4];		/* tx bytes, tx copies, rx bytes, rx copies */
+};
+
+struct ds_smc_own {
+	uint8_t hooked;
+	uint8_t layout;
+	struct ds_smc_dev devs[16];
+	size_t ndevs;
+	uint64_t v[DROPSCOPE_SMC_A_MAX + 1];
+	struct ds_smc_stats fbs;	/* only fb, nfb, capfb */
+	struct ds_smc_stats owners;	/* the same, with pid and comm */
+};
+
+struct ds_smc_sock {
+	uint64_t inode;
+	uint32_t uid;
+	uint32_t reason;	/* fallback reason, when it fell back */
+	uint32_t pid;
+	uint16_t lport, rport;
+	uint8_t state;
+	uint8_t mode;
+	bool has_reason;
+	char laddr[48], raddr[48];
+	char comm[16];
+};
+
+struct ds_smc_socks {
+	struct ds_smc_sock *v;
+	size_t n, cap;
+};
+
+/* Is the kernel's SMC support there? Asked before any request. */
+bool ds_smc_loaded(void);
+/* Says that smc.ko is not loaded; DS_EFAIL. */
+int ds_smc_absent(void);
+/* The kernel's SMC statistics and fallbacks (st->fb the caller frees); a
+ * DS_ status, the reason said on standard error. */
+int ds_smc_read(struct ds_smc_stats *st);
+/* dropscope's own (SMC_GET); ds_smc_own_free() frees what it holds. */
+int ds_smc_own_fetch(struct ds_nl *nl, struct ds_smc_own *o);
+void ds_smc_own_free(struct ds_smc_own *o);
+/* The SMC sockets, then the process that holds each. */
+int ds_smc_diag_dump(struct ds_smc_socks *out);
+void ds_smc_owners(struct ds_smc_socks *s);
+const char *ds_smc_state_name(unsigned int st);
+
+/* capture.c: a capture's wire */
+/* A packet of a capture message; data points into the message. */
+struct ds_packet {
+	uint64_t tstamp, loc;
+	uint32_t reason, ifindex, netns, len, caplen;
+	uint16_t protocol;
+	const void *data;
+};
+
+/* The module's counters of a capture, the last it sent. */
+struct ds_cap_counters {
+	uint32_t id;
+	uint64_t matched, captured, lost_buffer, lost_socket, no_network;
+	bool ended;		/* the module ended the capture */
+};
+
+/* What START asks for. */
+struct ds_cap_req {
+	uint32_t snaplen;
+	bool all;			/* drops the rules hide too */
+	const void *filter;		/* struct sock_filter[nfilter] */
+	unsigned int nfilter;
+	const struct ds_rule *rule;	/* or NULL */
+};
+
+/* A capture message (or START's or STOP's reply): each packet to
+ * on_packet, then the counters it brought into c. */
+int ds_capture_read(struct nlattr **tb, struct nlattr *attrs, int len,
+		    int (*on_packet)(void *arg, const struct ds_packet *pk),
+		    void *arg, struct ds_cap_counters *c);
+int ds_capture_start(struct ds_nl *nl, const struct ds_cap_req *req,
+		     ds_msg_fn fn, void *arg);
+/* What the module still holds comes before the reply, to fn. */
+int ds_capture_stop(struct ds_nl *nl, uint32_t id, ds_msg_fn fn, void *arg);
+
+/* pcapng.c: the file's blocks */
+struct ds_pcapng;
+struct ds_pcapng *ds_pcapng_open(FILE *f, uint32_t snaplen);
+int ds_pcapng_write(struct ds_pcapng *w, uint64_t ns, uint32_t ifindex,
+		    uint16_t protocol, const void *data, uint32_t caplen,
+		    uint32_t len, const char *comment);
+int ds_pcapng_flush(struct ds_pcapng *w);
+int ds_pcapng_close(struct ds_pcapng *w);
+
+/* loop.c: the loop of the commands that run on */
+struct ds_loop {
+	struct ds_nl *nl;	/* a socket that joined the alerts, or NULL */
+	ds_msg_fn on_msg;	/* each alert message on nl */
+	/* Before each wait: nonzero stops; *wait_ms (1000) may be lowered. */
+	int (*on_turn)(void *arg, int *wait_ms);
+	/* A key other than q, Enter and Ctrl-C: nonzero stops. */
+	int (*on_key)(void *arg, char c);
+	void *arg;
+	const char *what;	/* "watching WHAT: keys" on stderr; NULL: no */
+	uint64_t deadline;	/* ds_now_ms() at which to stop; 0: none */
+	uint64_t lost;		/* out: times the socket overran */
+};
+
+uint64_t ds_now_ms(void);
+/* The local time of day, as watch prints it: 12:04:31.250 */
+void ds_stamp(char *buf, size_t len);
+int ds_watch_open(struct ds_nl **nl);
+int ds_watch_loop(struct ds_loop *l);
+
+/* metrics.c: the module's totals as Prometheus series, and their text;
+ * the families, in their output order */
+enum ds_metric_family {
+	DS_MF_UP,
+	DS_MF_EPOCHS,
+	DS_MF_READ_ERRORS,
+	DS_MF_SITES_LIMIT,
+	DS_MF_DROPS,
+	DS_MF_DROPS_MASKED,
+	DS_MF_UNSITED,
+	DS_MF_SITES,
+	DS_MF_ROUNDS,
+	DS_MF_ALERTS,
+	DS_MF_ALERTS_LOST,
+	DS_MF_ALERTS_HELD,
+	DS_MF_FOLDS,
+	DS_MF_SESS_OPENED,
+	DS_MF_SESS_CLOSED,
+	DS_MF_SESS_LIVE,
+	DS_MF_SESS_LOST,
+	DS_MF_SESS_MASKED,
+	DS_MF_SMC_FALLBACKS,
+	DS_MF_SMC_BYTES,
+	DS_MF_SMC_COPIES,
+	DS_MF_SMC_DEV_BYTES,
+	DS_MF_SMC_LINK_DOWNS,
+	DS_MF_COUNT
+};
+
+struct ds_series {
+	int family;
+	char *labels;		/* 'a="x",b="y"', or "" */
+	uint64_t base;		/* what earlier epochs counted */
+	uint64_t last;		/* the module's value at the last read */
+	uint64_t cur;		/* the value being read */
+	uint64_t seen;		/* m->reads of the last read that set it */
+};
+
+/* A site that has a label of its own: by reason name and symbol. */
+struct ds_label {
+	char *key;
+};
+
+struct ds_metrics {
+	struct ds_series *v;
+	size_t n, cap;
+	struct ds_label *sites;
+	size_t nsites, capsites, max_sites;
+	bool have_epoch, up;
+	uint64_t epoch, reads;
+};
+
+/* A value of a series in this read; labels 'a="x",b="y"' or "". Several
+ * for one series in one read add up. */
+void ds_metric(struct ds_metrics *m, int family, const char *labels,
+	       uint64_t v);
+/* Events of the exporter's own (read errors, epochs): n more. */
+void ds_metric_add(struct ds_metrics *m, int family, uint64_t n);
+/* A read: the module's epoch first, then its values, then finish. */
+void ds_metrics_epoch(struct ds_metrics *m, uint64_t epoch);
+void ds_metrics_stats(struct ds_metrics *m, const uint64_t *v);
+void ds_metrics_sites(struct ds_metrics *m, const struct ds_sites *s);
+void ds_metrics_smc(struct ds_metrics *m, const struct ds_smc_own *o);
+void ds_metrics_finish(struct ds_metrics *m);
+/* The text format of every series (the caller frees it), or NULL. */
+char *ds_metrics_text(struct ds_metrics *m, size_t *len);
+void ds_metrics_free(struct ds_metrics *m);
+
+/* record.c: a snapshot of the module's totals in a file, and the
+ * difference of two */
+struct ds_rec_site {
+	char reason[64];
+	char symbol[160];	/* as the kernel prints it; or its function */
+	char fields[160];	/* "dev lo l4 udp", or "" */
+	uint64_t count, masked;
+};
+
+struct ds_record {
+	char kernel[128], build[256], build_id[96], time[40];
+	bool has_stats;
+	uint64_t events, shown, masked, overflow, alloc_fails;
+	struct ds_rec_site *sites;
+	size_t n, cap;
+	char **rules;		/* "mask l4 udp": what follows "rule" */
+	size_t nrules, caprules;
+};
+
+/* The running module's, now (errors printed, a DS_ status). */
+int ds_record_take(struct ds_ctx *ctx, struct ds_record *r);
+int ds_record_write(FILE *f, const struct ds_record *r);
+/* A bad file is said as NAME:LINE: what; DS_EUSAGE. */
+int ds_record_read(FILE *f, const char *name, struct ds_record *r);
+void ds_record_free(struct ds_record *r);
+
+enum ds_rec_kind { DS_REC_NEW, DS_REC_GONE, DS_REC_CHANGED, DS_REC_SAME,
+		   DS_REC_KINDS };
+
+struct ds_rec_change {
+	enum ds_rec_kind kind;
+	struct ds_rec_site site;	/* B's (A's when gone) */
+	uint64_t a, b;			/* its counts */
+};
+
+/* B against A: new, gone and changed sites (counts shown, not masked);
+ * across kernel builds, by function rather than by offset. */
+struct ds_rec_diff {
+	bool same_build, by_function;
+	struct ds_rec_change *v;
+	size_t n, cap;
+	size_t count[DS_REC_KINDS];
+};
+
+int ds_record_diff(const struct ds_record *a, const struct ds_record *b,
+		   struct ds_rec_diff *d);
+void ds_rec_diff_free(struct ds_rec_diff *d);
+
+/*
+ * The readers of one message, as the fetches above hand them each reply
+ * (ds_msg_fn); what they read goes to arg. Tested with canned messages.
+ */
+int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+		 void *arg);	/* struct ds_config */
+int ds_sites_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+		void *arg);	/* struct ds_sites, appended to */
+int ds_reasons_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+		  void *arg);	/* struct ds_reasons, appended to */
+int ds_stats_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+		void *arg);	/* struct ds_stats_read */
+int ds_smc_own_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+		  void *arg);	/* struct ds_smc_own */
+/* smc.ko's replies (libnl's callbacks), into struct ds_smc_stats */
+int ds_smc_stats_cb(struct nl_msg *msg, void *arg);
+int ds_smc_fback_cb(struct nl_msg *msg, void *arg);
+/* One SMC sock_diag message, appended to out */
+struct nlmsghdr;
+int ds_smc_diag_msg(struct nlmsghdr *h, struct ds_smc_socks *out);
+
+#endif /* DS_LIB_H */

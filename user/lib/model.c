@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The dropscope family's objects, read: each reply or dump becomes a
+ * struct of ds.h (configuration, statistics, reasons, sites, sessions,
+ * alerts, capture messages), and the requests that change the module's
+ * state are written here. Nothing here prints.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include "ds.h"
+
+/*
+ * Send cmd with one u32 attribute (none when attr is 0) and wait for the
+ * answer; a failure is printed and its status returned.
+ */
+int ds_send_u32(struct ds_ctx *ctx, uint8_t cmd, int attr, uint32_t v)
+{
+	struct nl_msg *msg;
+	int err;
+
+	err = ds_ctx_nl(ctx);
+	if (err)
+		return err;
+	msg = ds_nl_msg(ctx->nl, cmd, false);
+	if (msg && attr && nla_put_u32(msg, attr, v)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	err = ds_nl_send(ctx->nl, msg, NULL, NULL);
+	return err ? ds_fail(ctx, err) : DS_OK;
+}
+
+int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+			void *arg)
+{
+	struct ds_config *c = arg;
+
+	(void)attrs;
+	(void)len;
+	if (!tb[DROPSCOPE_A_RUNNING] || !tb[DROPSCOPE_A_INTERVAL_MS] ||
+	    !tb[DROPSCOPE_A_CAPACITY])
+		return -EINVAL;
+	c->running = nla_get_u8(tb[DROPSCOPE_A_RUNNING]);
+	c->interval_ms = nla_get_u32(tb[DROPSCOPE_A_INTERVAL_MS]);
+	c->capacity = nla_get_u32(tb[DROPSCOPE_A_CAPACITY]);
+	if (tb[DROPSCOPE_A_THRESHOLD])
+		c->threshold = nla_get_u32(tb[DROPSCOPE_A_THRESHOLD]);
+	if (tb[DROPSCOPE_A_TOP])
+		c->top = nla_get_u32(tb[DROPSCOPE_A_TOP]);
+	if (tb[DROPSCOPE_A_RATELIMIT])
+		c->ratelimit = nla_get_u32(tb[DROPSCOPE_A_RATELIMIT]);
+	if (tb[DROPSCOPE_A_RULES])
+		c->rules = nla_get_u32(tb[DROPSCOPE_A_RULES]);
+	if (tb[DROPSCOPE_A_PARTS])
+		c->parts = nla_get_u32(tb[DROPSCOPE_A_PARTS]);
+	if (tb[DROPSCOPE_A_SESSIONS_CAPACITY])
+		c->sessions = nla_get_u32(tb[DROPSCOPE_A_SESSIONS_CAPACITY]);
+	if (tb[DROPSCOPE_A_CLOSED_CAPACITY])
+		c->closed = nla_get_u32(tb[DROPSCOPE_A_CLOSED_CAPACITY]);
+	if (tb[DROPSCOPE_A_SCOPE_CGROUP] &&
+	    nla_len(tb[DROPSCOPE_A_SCOPE_CGROUP]) == sizeof(uint64_t))
+		c->scope = nla_get_u64(tb[DROPSCOPE_A_SCOPE_CGROUP]);
+	return 0;
+}
+
+int ds_sites_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+			void *arg)
+{
+	struct ds_sites *s = arg;
+	struct ds_site *v;
+
+	(void)attrs;
+	(void)len;
+	if (!tb[DROPSCOPE_A_SITE])
+		return -EINVAL;
+	v = ds_grow(s->v, &s->cap, s->n, sizeof(*v), 64);
+	if (!v)
+		return -ENOMEM;
+	s->v = v;
+	if (ds_site_parse(tb[DROPSCOPE_A_SITE], &s->v[s->n]))
+		return -EINVAL;
+	s->n++;
+	return 0;
+}
+
+/* An interrupted dump starts over: forget the sites of the partial one. */
+static void ds_sites_reset(void *arg)
+{
+	((struct ds_sites *)arg)->n = 0;
+}
+
+int ds_sites_fetch(struct ds_nl *nl, struct ds_sites *s)
+{
+	return ds_nl_dump(nl, DROPSCOPE_CMD_SITES_GET, ds_sites_cb,
+			  ds_sites_reset, s);
+}
+
+int ds_reasons_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+			void *arg)
+{
+	struct nlattr *r[DROPSCOPE_REASON_A_MAX + 1];
+	struct ds_reasons *s = arg;
+	struct ds_reason *e, *v;
+
+	(void)attrs;
+	(void)len;
+	if (!tb[DROPSCOPE_A_REASON] ||
+	    nla_parse_nested(r, DROPSCOPE_REASON_A_MAX, tb[DROPSCOPE_A_REASON],
+			     NULL) < 0 ||
+	    !r[DROPSCOPE_REASON_A_ID] || !r[DROPSCOPE_REASON_A_NAME])
+		return -EINVAL;
+	v = ds_grow(s->v, &s->cap, s->n, sizeof(*v), 128);
+	if (!v)
+		return -ENOMEM;
+	s->v = v;
+	e = &s->v[s->n++];
+	e->id = nla_get_u32(r[DROPSCOPE_REASON_A_ID]);
+	e->count = 0;
+	nla_strlcpy(e->name, r[DROPSCOPE_REASON_A_NAME], sizeof(e->name));
+	return 0;
+}
+
+static void ds_reasons_reset(void *arg)
+{
+	((struct ds_reasons *)arg)->n = 0;
+}
+
+int ds_reasons_fetch(struct ds_nl *nl, struct ds_reasons *r)
+{
+	return ds_nl_dump(nl, DROPSCOPE_CMD_REASONS_GET, ds_reasons_cb,
+			  ds_reasons_reset, r);
+}
+
+int ds_reasons_get(struct ds_ctx *ctx, struct ds_reasons *r)
+{
+	int err = ds_ctx_nl(ctx);
+
+	if (err)
+		return err;
+	err = ds_reasons_fetch(ctx->nl, r);
+	if (err) {
+		free(r->v);
+		r->v = NULL;
+		return ds_fail(ctx, err);
+	}
+	return DS_OK;
+}
+
+int ds_stats_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+			void *arg)
+{
+	struct nlattr *t[DROPSCOPE_STATS_A_MAX + 1];
+	struct ds_stats_read *r = arg;
+	int i;
+
+	(void)attrs;
+	(void)len;
+	if (!tb[DROPSCOPE_A_STATS] ||
+	    nla_parse_nested(t, DROPSCOPE_STATS_A_MAX, tb[DROPSCOPE_A_STATS],
+			     NULL) < 0)
+		return -EINVAL;
+	for (i = DROPSCOPE_STATS_A_EVENTS; i <= DROPSCOPE_STATS_A_MAX; i++) {
+		if (!t[i] || nla_len(t[i]) != sizeof(uint64_t))
+			continue;
+		r->v[i] = nla_get_u64(t[i]);
+		r->has[i] = true;
+	}
+	return 0;
+}
+
+/* The module's statistics, by attribute; prints nothing. */
+int ds_stats_fetch(struct ds_nl *nl, struct ds_stats_read *st)
+{
+	memset(st, 0, sizeof(*st));
+	return ds_nl_do(nl, DROPSCOPE_CMD_STATS_GET, ds_stats_cb, st);
+}
+
+/* One statistic, as show stats gets it. */
+int ds_stat_get(struct ds_ctx *ctx, int attr, uint64_t *v)
+{
+	struct ds_stats_read st;
+	int err;
+
+	err = ds_ctx_nl(ctx);
+	if (!err)
+		err = ds_stats_fetch(ctx->nl, &st);
+	if (!err)
+		*v = st.v[attr];
+	return err;
+}
+
+static const struct nla_policy ds_site_policy[DROPSCOPE_SITE_A_MAX + 1] = {
+	[DROPSCOPE_SITE_A_LOCATION] = { .type = NLA_U64 },
+	[DROPSCOPE_SITE_A_SYMBOL] = { .type = NLA_STRING },
+	[DROPSCOPE_SITE_A_REASON] = { .type = NLA_U32 },
+	[DROPSCOPE_SITE_A_REASON_NAME] = { .type = NLA_STRING },
+	[DROPSCOPE_SITE_A_TOTAL] = { .type = NLA_U64 },
+	[DROPSCOPE_SITE_A_DELTA] = { .type = NLA_U64 },
+	[DROPSCOPE_SITE_A_MASKED] = { .type = NLA_U64 },
+	[DROPSCOPE_SITE_A_IFINDEX] = { .type = NLA_U32 },
+	[DROPSCOPE_SITE_A_NETNS] = { .type = NLA_U32 },
+	[DROPSCOPE_SITE_A_L3] = { .type = NLA_U16 },
+	[DROPSCOPE_SITE_A_L4] = { .type = NLA_U8 },
+	[DROPSCOPE_SITE_A_SCOPE] = { .type = NLA_FLAG },
+};
+
+int ds_site_parse(struct nlattr *nest, struct ds_site *s)
+{
+	struct nlattr *tb[DROPSCOPE_SITE_A_MAX + 1];
+
+	memset(s, 0, sizeof(*s));
+	if (ds_nla_parse_nested(tb, DROPSCOPE_SITE_A_MAX, nest,
+				ds_site_policy) < 0 ||
+	    !tb[DROPSCOPE_SITE_A_LOCATION] || !tb[DROPSCOPE_SITE_A_TOTAL])
+		return -EINVAL;
+	s->location = nla_get_u64(tb[DROPSCOPE_SITE_A_LOCATION]);
+	s->total = nla_get_u64(tb[DROPSCOPE_SITE_A_TOTAL]);
+	if (tb[DROPSCOPE_SITE_A_REASON])
+		s->reason = nla_get_u32(tb[DROPSCOPE_SITE_A_REASON]);
+	if (tb[DROPSCOPE_SITE_A_DELTA]) {
+		s->delta = nla_get_u64(tb[DROPSCOPE_SITE_A_DELTA]);
+		s->has_delta = true;
+	}
+	if (tb[DROPSCOPE_SITE_A_MASKED])
+		s->masked = nla_get_u64(tb[DROPSCOPE_SITE_A_MASKED]);
+	if (tb[DROPSCOPE_SITE_A_IFINDEX])
+		s->ifindex = nla_get_u32(tb[DROPSCOPE_SITE_A_IFINDEX]);
+	if (tb[DROPSCOPE_SITE_A_NETNS])
+		s->netns = nla_get_u32(tb[DROPSCOPE_SITE_A_NETNS]);
+	if (tb[DROPSCOPE_SITE_A_L3])
+		s->l3 = nla_get_u16(tb[DROPSCOPE_SITE_A_L3]);
+	if (tb[DROPSCOPE_SITE_A_L4])
+		s->l4 = nla_get_u8(tb[DROPSCOPE_SITE_A_L4]);
+	s->scope = tb[DROPSCOPE_SITE_A_SCOPE];
+	if (tb[DROPSCOPE_SITE_A_SYMBOL])
+		nla_strlcpy(s->symbol, tb[DROPSCOPE_SITE_A_SYMBOL],
+			    sizeof(s->symbol));
+	else
+		snprintf(s->symbol, sizeof(s->symbol), "0x%llx",
+			 (unsigned long long)s->location);
+	if (tb[DROPSCOPE_SITE_A_REASON_NAME])
+		nla_strlcpy(s->reason_name, tb[DROPSCOPE_SITE_A_REASON_NAME],
+			    sizeof(s->reason_name));
+	else
+		snprintf(s->reason_name, sizeof(s->reason_name), "%u",
+			 s->reason);
+	return 0;
+}
+
+static const struct nla_policy ds_sess_policy[DROPSCOPE_SESSION_A_MAX + 1] = {
+	[DROPSCOPE_SESSION_A_COOKIE] = { .type = NLA_U64 },
+	[DROPSCOPE_SESSION_A_FAMILY] = { .type = NLA_U8 },
+	[DROPSCOPE_SESSION_A_SPORT] = { .type = NLA_U16 },
+	[DROPSCOPE_SESSION_A_DPORT] = { .type = NLA_U16 },
+	[DROPSCOPE_SESSION_A_STATE] = { .type = NLA_U8 },
+	[DROPSCOPE_SESSION_A_PID] = { .type = NLA_U32 },
+	[DROPSCOPE_SESSION_A_COMM] = { .type = NLA_STRING },
+	[DROPSCOPE_SESSION_A_START_NS] = { .type = NLA_U64 },
+	[DROPSCOPE_SESSION_A_DURATION_NS] = { .type = NLA_U64 },
+	[DROPSCOPE_SESSION_A_BYTES_ACKED] = { .type = NLA_U64 },
+	[DROPSCOPE_SESSION_A_BYTES_RECEIVED] = { .type = NLA_U64 },
+	[DROPSCOPE_SESSION_A_TOTAL_RETRANS] = { .type = NLA_U32 },
+	[DROPSCOPE_SESSION_A_RESETS_SENT] = { .type = NLA_U32 },
+	[DROPSCOPE_SESSION_A_RESETS_RECEIVED] = { .type = NLA_U32 },
+	[DROPSCOPE_SESSION_A_DROPS] = { .type = NLA_U64 },
+	[DROPSCOPE_SESSION_A_CLOSED] = { .type = NLA_FLAG },
+	[DROPSCOPE_SESSION_A_SEQ] = { .type = NLA_U64 },
+	[DROPSCOPE_SESSION_A_SMC_MODE] = { .type = NLA_U8 },
+	[DROPSCOPE_SESSION_A_SMC_REASON] = { .type = NLA_U32 },
+};
+
+static uint64_t ds_u64(struct nlattr **tb, int a)
+{
+	return tb[a] ? nla_get_u64(tb[a]) : 0;
+}
+
+static uint32_t ds_u32(struct nlattr **tb, int a)
+{
+	return tb[a] ? nla_get_u32(tb[a]) : 0;
+}
+
+/* inet_ntop() of an IPv4 address, without its sprintf(). */
+static void ds_ipv4(const unsigned char *b, char *buf)
+{
+	char d[24];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		const char *s = ds_print_dec(d, b[i]);
+		size_t n = strlen(s);
+
+		memcpy(buf, s, n);
+		buf += n;
+		*buf++ = i < 3 ? '.' : '\0';
+	}
+}
+
+static void ds_addr(struct nlattr *a, int family, char *buf, size_t len)
+{
+	int af = family == AF_INET6 ? AF_INET6 : AF_INET;
+
+	if (a && af == AF_INET && nla_len(a) == 4 && len >= INET_ADDRSTRLEN)
+		ds_ipv4(nla_data(a), buf);
+	else if (!a || nla_len(a) != (af == AF_INET6 ? 16 : 4) ||
+		 !inet_ntop(af, nla_data(a), buf, (socklen_t)len))
+		snprintf(buf, len, "-");
+}
+
+int ds_session_parse(struct nlattr *nest, struct ds_session *s)
+{
+	struct nlattr *tb[DROPSCOPE_SESSION_A_MAX + 1];
+
+	memset(s, 0, sizeof(*s));
+	if (ds_nla_parse_nested(tb, DROPSCOPE_SESSION_A_MAX, nest,
+				ds_sess_policy) < 0 ||
+	    !tb[DROPSCOPE_SESSION_A_COOKIE] || !tb[DROPSCOPE_SESSION_A_FAMILY])
+		return -EINVAL;
+	s->cookie = ds_u64(tb, DROPSCOPE_SESSION_A_COOKIE);
+	s->seq = ds_u64(tb, DROPSCOPE_SESSION_A_SEQ);
+	s->duration_ns = ds_u64(tb, DROPSCOPE_SESSION_A_DURATION_NS);
+	s->tx_bytes = ds_u64(tb, DROPSCOPE_SESSION_A_BYTES_ACKED);
+	s->rx_bytes = ds_u64(tb, DROPSCOPE_SESSION_A_BYTES_RECEIVED);
+	s->drops = ds_u64(tb, DROPSCOPE_SESSION_A_DROPS);
+	s->retransmits = ds_u32(tb, DROPSCOPE_SESSION_A_TOTAL_RETRANS);
+	s->resets_sent = ds_u32(tb, DROPSCOPE_SESSION_A_RESETS_SENT);
+	s->resets_received = ds_u32(tb, DROPSCOPE_SESSION_A_RESETS_RECEIVED);
+	s->pid = ds_u32(tb, DROPSCOPE_SESSION_A_PID);
+	s->family = nla_get_u8(tb[DROPSCOPE_SESSION_A_FAMILY]);
+	if (tb[DROPSCOPE_SESSION_A_STATE])
+		s->state = nla_get_u8(tb[DROPSCOPE_SESSION_A_STATE]);
+	if (tb[DROPSCOPE_SESSION_A_SPORT])
+		s->lport = nla_get_u16(tb[DROPSCOPE_SESSION_A_SPORT]);
+	if (tb[DROPSCOPE_SESSION_A_DPORT])
+		s->rport = nla_get_u16(tb[DROPSCOPE_SESSION_A_DPORT]);
+	s->closed = tb[DROPSCOPE_SESSION_A_CLOSED];
+	if (tb[DROPSCOPE_SESSION_A_SMC_MODE])
+		s->smc_mode = nla_get_u8(tb[DROPSCOPE_SESSION_A_SMC_MODE]);
+	s->smc_reason = ds_u32(tb, DROPSCOPE_SESSION_A_SMC_REASON);
+	ds_addr(tb[DROPSCOPE_SESSION_A_SADDR], s->family, s->laddr,
+		sizeof(s->laddr));
+	ds_addr(tb[DROPSCOPE_SESSION_A_DADDR], s->family, s->raddr,
+		sizeof(s->raddr));
+	if (tb[DROPSCOPE_SESSION_A_COMM])
+		nla_strlcpy(s->comm, tb[DROPSCOPE_SESSION_A_COMM],
+			    sizeof(s->comm));
+	if (!s->comm[0])
+		strcpy(s->comm, "-");
+	return 0;
+}
+
+/* A dump marked interrupted runs again: drop what it added. */
+void ds_sessions_reset(void *arg)
+{
+	struct ds_sessions *s = arg;
+
+	s->n = s->base;
+}
+
+int ds_sessions_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+		   void *arg)
+{
+	struct ds_sessions *s = arg;
+
+	(void)attrs;
+	(void)len;
+	if (!tb[DROPSCOPE_A_SESSION])
+		return -EINVAL;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		struct ds_session *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	if (ds_session_parse(tb[DROPSCOPE_A_SESSION], &s->v[s->n]))
+		return -EINVAL;
+	s->n++;
+	return 0;
+}
+
+bool ds_sess_match(const struct ds_sess_filter *f, const struct ds_session *s)
+{
+	return (f->pid == UINT64_MAX || s->pid == f->pid) &&
+	       (f->port == UINT64_MAX || s->lport == f->port ||
+		s->rport == f->port);
+}
+
+/* pid PID, port PORT: returns 1 if argv[*a] was one, -1 if bad. */
+int ds_sess_filter_arg(struct ds_sess_filter *f, int argc, char **argv, int *a)
+{
+	if (*a + 1 >= argc)
+		return 0;
+	if (!strcmp(argv[*a], "pid"))
+		return ds_parse_u64(argv[++*a], 0, UINT32_MAX, &f->pid) ? -1 : 1;
+	if (!strcmp(argv[*a], "port"))
+		return ds_parse_u64(argv[++*a], 0, 65535, &f->port) ? -1 : 1;
+	return 0;
+}
+
+static int ds_smc_alert_parse(struct nlattr *at, struct ds_smc_alert *f)
+{
+	struct nlattr *t[DROPSCOPE_SMC_FB_A_MAX + 1];
+
+	if (nla_parse_nested(t, DROPSCOPE_SMC_FB_A_MAX, at, NULL) < 0 ||
+	    !t[DROPSCOPE_SMC_FB_A_CODE] || !t[DROPSCOPE_SMC_FB_A_SIDE] ||
+	    !t[DROPSCOPE_SMC_FB_A_DELTA] || !t[DROPSCOPE_SMC_FB_A_TOTAL])
+		return -EINVAL;
+	f->code = nla_get_u32(t[DROPSCOPE_SMC_FB_A_CODE]);
+	f->server = nla_get_u8(t[DROPSCOPE_SMC_FB_A_SIDE]) ==
+		DROPSCOPE_SMC_SERVER;
+	f->delta = nla_get_u64(t[DROPSCOPE_SMC_FB_A_DELTA]);
+	f->total = nla_get_u64(t[DROPSCOPE_SMC_FB_A_TOTAL]);
+	f->owner = nla_type(at) == DROPSCOPE_A_SMC_OWNER;
+	if (t[DROPSCOPE_SMC_FB_A_PID])
+		f->pid = nla_get_u32(t[DROPSCOPE_SMC_FB_A_PID]);
+	if (t[DROPSCOPE_SMC_FB_A_COMM])
+		snprintf(f->comm, sizeof(f->comm), "%s",
+			 nla_get_string(t[DROPSCOPE_SMC_FB_A_COMM]));
+	return 0;
+}
+
+/*
+ * An alert message: the round's counters, its sites, its SMC fallbacks and
+ * their owners, the closes it reports; what ds_alert_free() frees.
+ */
+int ds_alert_read(struct nlattr **tb, struct nlattr *attrs, int len,
+		  struct ds_alert *a)
+{
+	size_t n = 0, nsmc = 0, nsess = 0;
+	struct nlattr *at;
+	int rem, err = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->end = tb[DROPSCOPE_A_ROUND_END];
+	if (tb[DROPSCOPE_A_ROUND])
+		a->round = nla_get_u64(tb[DROPSCOPE_A_ROUND]);
+	if (tb[DROPSCOPE_A_OVERFLOW_DELTA])
+		a->overflow = nla_get_u64(tb[DROPSCOPE_A_OVERFLOW_DELTA]);
+	if (tb[DROPSCOPE_A_SMC_LINK_DOWNS_DELTA])
+		a->link_downs = nla_get_u64(tb[DROPSCOPE_A_SMC_LINK_DOWNS_DELTA]);
+	nla_for_each_attr(at, attrs, len, rem) {
+		n += nla_type(at) == DROPSCOPE_A_SITE;
+		nsmc += nla_type(at) == DROPSCOPE_A_SMC_FALLBACK ||
+			nla_type(at) == DROPSCOPE_A_SMC_OWNER;
+		nsess += nla_type(at) == DROPSCOPE_A_SESSION;
+	}
+	a->sites = calloc(n ? n : 1, sizeof(*a->sites));
+	a->smc = calloc(nsmc ? nsmc : 1, sizeof(*a->smc));
+	a->sessions = calloc(nsess ? nsess : 1, sizeof(*a->sessions));
+	if (!a->sites || !a->smc || !a->sessions) {
+		ds_alert_free(a);
+		return -ENOMEM;
+	}
+	nla_for_each_attr(at, attrs, len, rem) {
+		if (nla_type(at) == DROPSCOPE_A_SMC_FALLBACK ||
+		    nla_type(at) == DROPSCOPE_A_SMC_OWNER)
+			err = ds_smc_alert_parse(at, &a->smc[a->nsmc++]);
+		else if (nla_type(at) == DROPSCOPE_A_SITE)
+			err = ds_site_parse(at, &a->sites[a->n++]) ? -EINVAL : 0;
+		else if (nla_type(at) == DROPSCOPE_A_SESSION)
+			err = ds_session_parse(at, &a->sessions[a->nsess++]) ?
+			      -EINVAL : 0;
+		if (err) {
+			ds_alert_free(a);
+			return err;
+		}
+	}
+	return 0;
+}
+
+void ds_alert_free(struct ds_alert *a)
+{
+	free(a->sites);
+	free(a->smc);
+	free(a->sessions);
+	a->sites = NULL;
+	a->smc = NULL;
+	a->sessions = NULL;
+	a->n = a->nsmc = a->nsess = 0;
+}
+
+/* Scope the cgroup of id, 0: none (CONFIG_SET). */
+int ds_config_scope(struct ds_nl *nl, uint64_t id)
+{
+	struct nl_msg *msg = ds_nl_msg(nl, DROPSCOPE_CMD_CONFIG_SET, false);
+
+	if (msg && nla_put_u64(msg, DROPSCOPE_A_SCOPE_CGROUP, id)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return ds_nl_send(nl, msg, NULL, NULL);
+}
+
+int ds_config_fetch(struct ds_nl *nl, struct ds_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	return ds_nl_do(nl, DROPSCOPE_CMD_CONFIG_GET, ds_config_cb, c);
+}

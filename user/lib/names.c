@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Names of what the module reports by number, and back: protocols (l3,
+ * l4), devices, network namespaces (their "ip netns" name), TCP states and
+ * SMC reason codes. A number without a name prints as a number.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ds.h"
+
+static const struct ds_proto {
+	const char *name;
+	unsigned int value;
+} ds_l3[] = {
+	{ "ipv4", 0x0800 }, { "ip", 0x0800 }, { "ipv6", 0x86dd },
+	{ "arp", 0x0806 }, { "vlan", 0x8100 }, { "mpls", 0x8847 },
+	{ NULL, 0 },
+}, ds_l4[] = {
+	{ "icmp", 1 }, { "igmp", 2 }, { "tcp", 6 }, { "udp", 17 },
+	{ "gre", 47 }, { "esp", 50 }, { "icmpv6", 58 }, { "sctp", 132 },
+	{ "udplite", 136 }, { NULL, 0 },
+};
+
+static int ds_proto_parse(const struct ds_proto *t, const char *s,
+			  unsigned int max, unsigned int *v)
+{
+	uint64_t n;
+	char *end;
+
+	for (; t->name; t++) {
+		if (!strcmp(t->name, s)) {
+			*v = t->value;
+			return 0;
+		}
+	}
+	errno = 0;
+	n = strtoull(s, &end, 0);
+	if (errno || *end || !*s || n == 0 || n > max)
+		return -EINVAL;
+	*v = (unsigned int)n;
+	return 0;
+}
+
+static const char *ds_proto_name(const struct ds_proto *t, unsigned int v,
+				 char *buf, size_t len)
+{
+	for (; t->name; t++)
+		if (t->value == v)
+			return t->name;
+	snprintf(buf, len, "0x%x", v);
+	return buf;
+}
+
+/* The names, for completion: NULL-terminated. */
+const char *const *ds_proto_names(bool l3)
+{
+	static const char *names[2][DS_N(ds_l4)];
+	const struct ds_proto *t = l3 ? ds_l3 : ds_l4;
+	const char **n = names[l3];
+	size_t i;
+
+	for (i = 0; t[i].name; i++)
+		n[i] = t[i].name;
+	n[i] = NULL;
+	return n;
+}
+
+const char *ds_l3_name(uint32_t l3, char *buf, size_t len)
+{
+	return ds_proto_name(ds_l3, l3, buf, len);
+}
+
+const char *ds_l4_name(uint32_t l4, char *buf, size_t len)
+{
+	return ds_proto_name(ds_l4, l4, buf, len);
+}
+
+int ds_l3_parse(const char *s, unsigned int *v)
+{
+	return ds_proto_parse(ds_l3, s, 0xffff, v);
+}
+
+int ds_l4_parse(const char *s, unsigned int *v)
+{
+	return ds_proto_parse(ds_l4, s, 255, v);
+}
+
+/* A device by name when it exists here, else its ifindex. */
+const char *ds_dev_name(uint32_t ifindex, char *buf, size_t len)
+{
+	char name[IF_NAMESIZE];
+
+	if (if_indextoname(ifindex, name))
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "%" PRIu32, ifindex);
+	return buf;
+}
+
+/* An "ip netns" name, or an inode number. */
+int ds_netns_parse(const char *s, uint32_t *inum)
+{
+	char path[512];
+	struct stat st;
+	uint64_t n;
+
+	if (!ds_parse_u64(s, 1, UINT32_MAX, &n)) {
+		*inum = (uint32_t)n;
+		return 0;
+	}
+	if (strchr(s, '/') || !strcmp(s, ".") || !strcmp(s, ".."))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%s", DS_NETNS_DIR, s);
+	if (stat(path, &st))
+		return -ENOENT;
+	*inum = (uint32_t)st.st_ino;
+	return 0;
+}
+
+/* A namespace by its "ip netns" name when it has one, else its inode. */
+const char *ds_netns_name(uint32_t inum, char *buf, size_t len)
+{
+	DIR *d = opendir(DS_NETNS_DIR);
+	struct dirent *e;
+	char path[512];
+	struct stat st;
+
+	snprintf(buf, len, "%u", inum);
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", DS_NETNS_DIR, e->d_name);
+		if (e->d_name[0] != '.' && !stat(path, &st) &&
+		    st.st_ino == inum) {
+			snprintf(buf, len, "%.*s", (int)len - 1, e->d_name);
+			break;
+		}
+	}
+	if (d)
+		closedir(d);
+	return buf;
+}
+
+/*
+ * The CLC decline codes of net/smc/smc_clc.h (SMC_CLC_DECL_*): the kernel
+ * reports the codes and names none of them.
+ */
+static const struct {
+	uint32_t code;
+	const char *name;
+} ds_smc_reasons[] = {
+	{ 0x01010000, "insufficient memory resources" },
+	{ 0x02010000, "timeout waiting for QP confirm link" },
+	{ 0x02020000, "timeout waiting for QP add link" },
+	{ 0x03000000, "configuration error" },
+	{ 0x03010000, "peer did not indicate SMC" },
+	{ 0x03020000, "IPsec in use" },
+	{ 0x03030000, "no SMC device found (R or D)" },
+	{ 0x03030001, "no SMC-D device found" },
+	{ 0x03030002, "no SMC-R device found" },
+	{ 0x03030003, "hardware has no ISMv2 support" },
+	{ 0x03030004, "peer sent no CLC v2 extension" },
+	{ 0x03030005, "peer sent no CLC SMC-Dv2 extension" },
+	{ 0x03030006, "peer sent no SEID" },
+	{ 0x03030007, "no SMC-Dv2 device found" },
+	{ 0x03030008, "peer sent no UEID" },
+	{ 0x03030009, "release version negotiation failed" },
+	{ 0x0303000a, "max connections negotiation failed" },
+	{ 0x0303000b, "max links negotiation failed" },
+	{ 0x03040000, "SMC modes do not match (R or D)" },
+	{ 0x03050000, "peer has eyecatcher in RMBE" },
+	{ 0x03060000, "fastopen sockopt not supported" },
+	{ 0x03070000, "IP prefix / subnet mismatch" },
+	{ 0x03080000, "error getting the VLAN id of the IP device" },
+	{ 0x03090000, "error registering the VLAN id on the ISM device" },
+	{ 0x030a0000, "no active SMC-R link in the link group" },
+	{ 0x030b0000, "SMC-R link from the server not found" },
+	{ 0x030c0000, "SMC version mismatch" },
+	{ 0x030d0000, "SMC-D DMB limit exceeded" },
+	{ 0x030e0000, "SMC-Rv2 connection: no route to peer" },
+	{ 0x030f0000, "SMC-Rv2 connection: indirect mismatch" },
+	{ 0x04000000, "synchronization error" },
+	{ 0x05000000, "peer declined during handshake" },
+	{ 0x09990000, "internal error" },
+	{ 0x09990001, "internal error: rtoken handling failed" },
+	{ 0x09990002, "internal error: ib ready link failed" },
+	{ 0x09990003, "internal error: reg rdma bufs failed" },
+};
+
+/* The name of an SMC fallback or decline reason code. */
+const char *ds_smc_reason_name(uint32_t code)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ds_smc_reasons) / sizeof(ds_smc_reasons[0]); i++)
+		if (ds_smc_reasons[i].code == code)
+			return ds_smc_reasons[i].name;
+	return "unknown reason";
+}
+
+static const char *const ds_tcp_states[] = {
+	[1] = "ESTABLISHED", [2] = "SYN_SENT", [3] = "SYN_RECV",
+	[4] = "FIN_WAIT1", [5] = "FIN_WAIT2", [6] = "TIME_WAIT",
+	[7] = "CLOSE", [8] = "CLOSE_WAIT", [9] = "LAST_ACK",
+	[10] = "LISTEN", [11] = "CLOSING", [12] = "NEW_SYN_RECV",
+};
+
+/* The kernel's name of a TCP state (include/net/tcp_states.h). */
+const char *ds_tcp_state_name(unsigned int state)
+{
+	if (state < sizeof(ds_tcp_states) / sizeof(ds_tcp_states[0]) &&
+	    ds_tcp_states[state])
+		return ds_tcp_states[state];
+	return "UNKNOWN";
+}

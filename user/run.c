@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * run [OPTIONS] -- CMD [ARGS...]: the drops of exactly the time CMD runs.
+ *
+ * CMD runs in a cgroup (v2) of its own, which the module scopes: a drop
+ * whose socket belongs to it is counted in sites of their own. The report
+ * is the difference of the module's sites before and after, split into
+ * CMD's (the scoped sites) and the rest of the system. Monitoring that
+ * runs already is not reset; one that does not is started for the run
+ * (its totals start from zero, as start's do) and stopped after it.
+ *
+ * Conditions (--baseline with --fail-on new, --fail-on reason R, --max N)
+ * judge every drop of the run, CMD's and the rest: many drops carry no
+ * socket (a datagram to a closed port, a packet being forwarded). The
+ * exit status is CMD's, unless a condition failed: then DS_ECONDITION.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dropscope.h"
+
+#define DS_RUN_MAX_REASONS	16
+
+struct ds_run {
+	const char *baseline;
+	bool fail_new;
+	const char *reasons[DS_RUN_MAX_REASONS];
+	size_t nreasons;
+	uint64_t max;		/* UINT64_MAX: no maximum */
+	const char *rules;
+	const char *output;	/* the report's file; NULL: standard output */
+	bool ktap;
+	char **cmd;
+	int ncmd;
+};
+
+/* The mount point of the cgroup v2 hierarchy, from /proc/self/mountinfo. */
+static int ds_cgroup2_root(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[1024], mnt[512], fstype[64];
+	const char *dash;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		dash = strstr(line, " - ");
+		if (!dash || sscanf(dash + 3, "%63s", fstype) != 1 ||
+		    strcmp(fstype, "cgroup2"))
+			continue;
+		if (sscanf(line, "%*s %*s %*s %*s %511s", mnt) == 1) {
+			snprintf(out, len, "%s", mnt);
+			fclose(f);
+			return 0;
+		}
+	}
+	fclose(f);
+	return -ENOENT;
+}
+
+static int ds_run_args(struct ds_run *r, const struct ds_cmd *self, int argc,
+		       char **argv)
+{
+	int a;
+
+	r->max = UINT64_MAX;
+	for (a = 0; a < argc && strcmp(argv[a], "--"); a++) {
+		const char *o = argv[a] + (strncmp(argv[a], "--", 2) ? 0 : 2);
+		const char *v = a + 1 < argc ? argv[a + 1] : NULL;
+
+		if (!strcmp(o, "ktap")) {
+			r->ktap = true;
+			continue;
+		}
+		if (!v || !strcmp(v, "--"))
+			return ds_usage(self, "each option but --ktap needs a value");
+		a++;
+		if (!strcmp(o, "baseline")) {
+			r->baseline = v;
+		} else if (!strcmp(o, "rules") || !strcmp(o, "masks")) {
+			r->rules = v;
+		} else if (!strcmp(o, "output")) {
+			r->output = v;
+		} else if (!strcmp(o, "max")) {
+			if (ds_parse_u64(v, 0, UINT64_MAX - 1, &r->max))
+				return ds_usage(self, "--max needs a number of drops");
+		} else if (!strcmp(o, "fail-on") && !strcmp(v, "new")) {
+			r->fail_new = true;
+		} else if (!strcmp(o, "fail-on") && !strcmp(v, "reason")) {
+			if (a + 1 >= argc || !strcmp(argv[a + 1], "--") ||
+			    r->nreasons == DS_RUN_MAX_REASONS)
+				return ds_usage(self, "--fail-on reason needs a reason (at most 16)");
+			r->reasons[r->nreasons++] = argv[++a];
+		} else {
+			return ds_usage(self, "not an option of run");
+		}
+	}
+	if (a + 1 >= argc)
+		return ds_usage(self, "give the command after --");
+	if (r->fail_new && !r->baseline)
+		return ds_usage(self, "--fail-on new needs --baseline FILE");
+	r->cmd = argv + a + 1;
+	r->ncmd = argc - a - 1;
+	return 0;
+}
+
+/* The site of after that is s's (the same key), or NULL. */
+static const struct ds_site *ds_run_find(const struct ds_sites *v,
+					 const struct ds_site *s)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++) {
+		const struct ds_site *e = &v->v[i];
+
+		if (e->location == s->location && e->reason == s->reason &&
+		    e->ifindex == s->ifindex && e->netns == s->netns &&
+		    e->l3 == s->l3 && e->l4 == s->l4 && e->scope == s->scope)
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * The sites of the run: after less before (a site new in after counts
+ * whole), those with drops, split by scope into cmd and rest.
+ */
+static int ds_run_deltas(const struct ds_sites *before,
+			 const struct ds_sites *after, struct ds_sites *cmd,
+			 struct ds_sites *rest)
+{
+	size_t i;
+
+	for (i = 0; i < after->n; i++) {
+		const struct ds_site *e = &after->v[i], *b;
+		struct ds_sites *to = e->scope ? cmd : rest;
+		struct ds_site d = *e;
+
+		b = ds_run_find(before, e);
+		if (b) {
+			d.total -= b->total < d.total ? b->total : d.total;
+			d.masked -= b->masked < d.masked ? b->masked : d.masked;
+		}
+		if (!d.total && !d.masked)
+			continue;
+		to->v = ds_grow(to->v, &to->cap, to->n, sizeof(*to->v), 16);
+		if (!to->v)
+			return -ENOMEM;
+		to->v[to->n++] = d;
+	}
+	qsort(cmd->v, cmd->n, sizeof(*cmd->v), ds_site_cmp_total);
+	qsort(rest->v, rest->n, sizeof(*rest->v), ds_site_cmp_total);
+	return 0;
+}
+
+static uint64_t ds_run_drops(const struct ds_sites *s)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		n += s->v[i].total;
+	return n;
+}
+
+/* Is the site (by symbol, or function across builds) in the baseline? */
+static bool ds_run_in_baseline(const struct ds_record *b, bool same_build,
+			       const struct ds_site *s)
+{
+	size_t i, n = same_build ? strlen(s->symbol) : strcspn(s->symbol, "+ ");
+
+	for (i = 0; i < b->n; i++) {
+		const struct ds_rec_site *e = &b->sites[i];
+
+		if (strcmp(e->reason, s->reason_name))
+			continue;
+		if (same_build ? !strcmp(e->symbol, s->symbol) :
+		    strcspn(e->symbol, "+ ") == n &&
+		    !strncmp(e->symbol, s->symbol, n))
+			return true;
+	}
+	return false;
+}
+
+/* A condition of the run and what it found. */
+struct ds_cond {
+	char name[192];
+	bool failed;
+	char why[256];
+};
+
+#define DS_RUN_CONDS	(DS_RUN_MAX_REASONS + 3)
+
+/* The conditions, judged on every drop of the run, CMD's and the rest. */
+static size_t ds_run_judge(const struct ds_run *r, const struct ds_record *b,
+			   bool same_build, const struct ds_sites *all,
+			   int status, struct ds_cond *c)
+{
+	size_t n = 0, i, j, k;
+	uint64_t drops = ds_run_drops(all), hit;
+
+	snprintf(c[n].name, sizeof(c[n].name), "the command exited 0");
+	c[n].failed = status != 0;
+	snprintf(c[n].why, sizeof(c[n].why), "status %d", status);
+	n++;
+	if (r->fail_new) {
+		snprintf(c[n].name, sizeof(c[n].name), "no site that %s has not",
+			 r->baseline);
+		c[n].why[0] = '\0';
+		for (i = 0, k = 0; i < all->n; i++) {
+			if (!all->v[i].total ||
+			    ds_run_in_baseline(b, same_build, &all->v[i]))
+				continue;
+			if (!k++)
+				snprintf(c[n].why, sizeof(c[n].why),
+					 "new: %s %s", all->v[i].reason_name,
+					 all->v[i].symbol);
+		}
+		c[n].failed = k > 0;
+		n++;
+	}
+	for (j = 0; j < r->nreasons; j++) {
+		for (i = 0, hit = 0; i < all->n; i++)
+			if (!strcmp(all->v[i].reason_name, r->reasons[j]))
+				hit += all->v[i].total;
+		snprintf(c[n].name, sizeof(c[n].name), "no drop of reason %s",
+			 r->reasons[j]);
+		c[n].failed = hit > 0;
+		snprintf(c[n].why, sizeof(c[n].why), "%" PRIu64 " drops", hit);
+		n++;
+	}
+	if (r->max != UINT64_MAX) {
+		snprintf(c[n].name, sizeof(c[n].name),
+			 "at most %" PRIu64 " drops", r->max);
+		c[n].failed = drops > r->max;
+		snprintf(c[n].why, sizeof(c[n].why), "%" PRIu64 " drops", drops);
+		n++;
+	}
+	return n;
+}
+
+static void ds_run_part(struct ds_print *p, const char *key,
+			const char *title, const struct ds_sites *s)
+{
+	ds_print_open_obj(p, key);
+	ds_print_u64(p, DS_ANY, "drops", title, ds_run_drops(s));
+	ds_sites_print_as(p, "sites", s->v, s->n, s->n);
+	ds_print_close_obj(p);
+}
+
+static void ds_run_report(struct ds_ctx *ctx, const struct ds_run *r,
+			  FILE *f, const char *cgroup, int status,
+			  const struct ds_sites *cmd,
+			  const struct ds_sites *rest,
+			  const struct ds_cond *c, size_t nc)
+{
+	struct ds_print p = { .f = f, .json = ctx->json };
+	char title[256];
+	size_t i;
+	int a;
+
+	if (r->ktap) {
+		fprintf(f, "KTAP version 1\n1..%zu\n", nc);
+		for (i = 0; i < nc; i++)
+			fprintf(f, "%sok %zu %s%s%s\n", c[i].failed ? "not " : "",
+				i + 1, c[i].name, c[i].why[0] ? " # " : "",
+				c[i].why);
+		return;
+	}
+	ds_print_open_obj(&p, NULL);
+	ds_print_u64(&p, DS_ANY, "status", "the command exited %" PRIu64 "\n",
+		     (uint64_t)status);
+	snprintf(title, sizeof(title),
+		 "%%" PRIu64 " drops of the command's sockets (cgroup %s)\n",
+		 cgroup);
+	ds_print_open_obj(&p, "cmd");
+	ds_print_open_arr(&p, "argv");
+	for (a = 0; a < r->ncmd; a++)
+		ds_print_str(&p, DS_JSON, NULL, NULL, r->cmd[a]);
+	ds_print_close_arr(&p);
+	ds_print_str(&p, DS_JSON, "cgroup", NULL, cgroup);
+	ds_print_u64(&p, DS_ANY, "drops", title, ds_run_drops(cmd));
+	ds_sites_print_as(&p, "sites", cmd->v, cmd->n, cmd->n);
+	ds_print_close_obj(&p);
+	ds_run_part(&p, "rest", "%" PRIu64 " drops of the rest of the system\n",
+		    rest);
+	ds_print_open_arr(&p, "failed");
+	for (i = 1; i < nc; i++) {
+		if (!c[i].failed)
+			continue;
+		ds_print_str(&p, DS_JSON, NULL, NULL, c[i].name);
+		ds_print_text(&p, "failed: %s (%s)\n", c[i].name, c[i].why);
+	}
+	ds_print_close_arr(&p);
+	ds_print_close_obj(&p);
+}
+
+/* Run CMD in the cgroup dir; its exit status, as a shell gives it. */
+static int ds_run_child(const struct ds_run *r, const char *dir)
+{
+	char procs[640];
+	pid_t pid;
+	int st, fd;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		fd = open(procs, O_WRONLY);
+		if (fd < 0 || write(fd, "0\n", 2) != 2) {
+			fprintf(stderr, "dropscope: run: cannot join %s: %s\n",
+				dir, strerror(errno));
+			_exit(126);
+		}
+		close(fd);
+		execvp(r->cmd[0], r->cmd);
+		fprintf(stderr, "dropscope: run: %s: %s\n", r->cmd[0],
+			strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	/* Ctrl-C reaches the command (same process group); wait for it */
+	signal(SIGINT, SIG_IGN);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	signal(SIGINT, SIG_DFL);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+	    char **argv)
+{
+	struct ds_sites before = { 0 }, after = { 0 }, cmd = { 0 }, rest = { 0 };
+	struct ds_sites all = { 0 };
+	struct ds_record base = { 0 };
+	struct ds_rules rules = { 0 };
+	struct ds_cond conds[DS_RUN_CONDS];
+	struct ds_run r = { 0 };
+	struct ds_config cfg;
+	char root[512], dir[600], id_s[32];
+	uint32_t *ids = NULL;
+	bool started = false, same_build = true;
+	size_t nc, failed_at = 0, i;
+	struct stat st;
+	int err, status = 0;
+	FILE *f;
+
+	err = ds_run_args(&r, self, argc, argv);
+	if (err)
+		return err;
+	err = ds_ctx_nl(ctx);
+	if (err)
+		return err;
+	if (r.baseline) {
+		f = fopen(r.baseline, "r");
+		if (!f) {
+			fprintf(stderr, "dropscope: run: %s: %s\n", r.baseline,
+				strerror(errno));
+			return DS_EUSAGE;
+		}
+		err = ds_record_read(f, r.baseline, &base);
+		fclose(f);
+		if (err)
+			return err;
+	}
+	if (r.rules) {
+		f = fopen(r.rules, "r");
+		if (!f) {
+			fprintf(stderr, "dropscope: run: %s: %s\n", r.rules,
+				strerror(errno));
+			err = DS_EUSAGE;
+			goto out_base;
+		}
+		err = ds_rules_read(ctx, f, r.rules, &rules);
+		fclose(f);
+		if (err)
+			goto out_base;
+	}
+	if (ds_cgroup2_root(root, sizeof(root))) {
+		fprintf(stderr, "dropscope: run: no cgroup2 file system is mounted (mount -t cgroup2 none /sys/fs/cgroup)\n");
+		err = DS_EFAIL;
+		goto out_base;
+	}
+	snprintf(dir, sizeof(dir), "%s/dropscope-run.%d", root, (int)getpid());
+	if (mkdir(dir, 0755) || stat(dir, &st)) {
+		fprintf(stderr, "dropscope: run: %s: %s\n", dir, strerror(errno));
+		err = DS_EFAIL;
+		goto out_base;
+	}
+	/* a cgroup's id is its directory's inode number */
+	snprintf(id_s, sizeof(id_s), "%llu", (unsigned long long)st.st_ino);
+	err = ds_config_scope(ctx->nl, (uint64_t)st.st_ino);
+	if (err) {
+		err = ds_fail(ctx, err);
+		goto out_dir;
+	}
+	if (rules.n) {
+		ids = calloc(rules.n, sizeof(*ids));
+		err = ids ? ds_rules_add_all(ctx->nl, &rules, ids, &failed_at) :
+			    -ENOMEM;
+		if (err) {
+			fprintf(stderr, "dropscope: run: %s: rule %zu: %s\n",
+				r.rules, failed_at + 1, ds_nl_error(ctx->nl));
+			err = ds_nl_status(err);
+			free(ids);
+			ids = NULL;
+			goto out_scope;
+		}
+	}
+	err = ds_config_fetch(ctx->nl, &cfg);
+	if (!err && !cfg.running) {
+		err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_START, NULL, NULL);
+		started = !err;
+	}
+	if (!err)
+		err = ds_sites_fetch(ctx->nl, &before);
+	if (err) {
+		err = ds_fail(ctx, err);
+		goto out_stop;
+	}
+	status = ds_run_child(&r, dir);
+	if (status < 0) {
+		fprintf(stderr, "dropscope: run: %s\n", strerror(-status));
+		err = DS_EFAIL;
+		goto out_stop;
+	}
+	err = ds_sites_fetch(ctx->nl, &after);
+	if (err) {
+		err = ds_fail(ctx, err);
+		goto out_stop;
+	}
+	if (ds_run_deltas(&before, &after, &cmd, &rest)) {
+		err = DS_EFAIL;
+		goto out_stop;
+	}
+	/* the conditions look at both parts */
+	for (i = 0; i < cmd.n + rest.n; i++) {
+		all.v = ds_grow(all.v, &all.cap, all.n, sizeof(*all.v), 16);
+		if (!all.v) {
+			err = DS_EFAIL;
+			goto out_stop;
+		}
+		all.v[all.n++] = i < cmd.n ? cmd.v[i] : rest.v[i - cmd.n];
+	}
+	if (r.baseline) {
+		struct ds_record now = { 0 };
+
+		ds_record_take(ctx, &now);
+		same_build = !strcmp(now.kernel, base.kernel) &&
+			     !strcmp(now.build, base.build) &&
+			     !strcmp(now.build_id, base.build_id);
+		ds_record_free(&now);
+	}
+	nc = ds_run_judge(&r, &base, same_build, &all, status, conds);
+	f = r.output ? fopen(r.output, "w") : stdout;
+	if (!f) {
+		fprintf(stderr, "dropscope: run: %s: %s\n", r.output,
+			strerror(errno));
+		err = DS_EFAIL;
+		goto out_stop;
+	}
+	ds_run_report(ctx, &r, f, id_s, status, &cmd, &rest, conds, nc);
+	if (f != stdout && fclose(f)) {
+		fprintf(stderr, "dropscope: run: %s: write failed\n", r.output);
+		err = DS_EFAIL;
+		goto out_stop;
+	}
+	err = status;
+	for (i = 1; i < nc; i++)
+		if (conds[i].failed)
+			err = DS_ECONDITION;
+out_stop:
+	if (started)
+		ds_nl_do(ctx->nl, DROPSCOPE_CMD_STOP, NULL, NULL);
+	if (ids)
+		ds_rules_del_all(ctx->nl, ids, rules.n);
+out_scope:
+	ds_config_scope(ctx->nl, 0);
+out_dir:
+	if (rmdir(dir))
+		fprintf(stderr, "dropscope: run: %s stays: %s (processes of the command still in it?)\n",
+			dir, strerror(errno));
+out_base:
+	free(ids);
+	free(rules.v);
+	free(before.v);
+	free(after.v);
+	free(cmd.v);
+	free(rest.v);
+	free(all.v);
+	ds_record_free(&base);
+	return err;
+}
