@@ -34,6 +34,17 @@
 #endif
 
 /*
+ * 6.10 gave udp:udp_fail_queue_rcv_skb the datagram (commit "net: udp:
+ * add IP/port data to the tracepoint udp/udp_fail_queue_rcv_skb").
+ */
+#ifdef DS_HAVE_UDP_FAIL_SKB
+#define DS_UDP_FAIL_PROBE_ARGS	void *data, int rc, struct sock *sk,	\
+				struct sk_buff *skb
+#else
+#define DS_UDP_FAIL_PROBE_ARGS	void *data, int rc, struct sock *sk
+#endif
+
+/*
  * 6.10 gave tcp:tcp_send_reset the reason of the reset
  * (commit "tcp: add reasons for sending RST", enum sk_rst_reason).
  */

@@ -7,6 +7,7 @@ ccflags-y += $(call ds_has,include/trace/events/skb.h,struct sock \*rx_sk,KFREE_
 ccflags-y += $(call ds_has,include/net/dropreason.h,drop_reasons_by_subsys,REASON_SUBSYS)
 ccflags-y += $(call ds_has,include/net/genetlink.h,pre_doit..const struct genl_split_ops,GENL_SPLIT_PRE_DOIT)
 ccflags-y += $(call ds_has,include/trace/events/tcp.h,enum sk_rst_reason reason,TCP_SEND_RESET_REASON)
+ccflags-y += $(call ds_has,include/trace/events/udp.h,struct sock \*sk. struct sk_buff \*skb,UDP_FAIL_SKB)
 ccflags-y += $(call ds_has,include/linux/workqueue.h,\*system_percpu_wq,SYSTEM_PERCPU_WQ)
 
 # The SMC tracepoints' header is private to net/smc, in no headers package:

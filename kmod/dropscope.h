@@ -165,9 +165,12 @@ void ds_set_interval_ms(u32 ms);
  * plus those of the packet's fields some mask rule matches on: rk is
  * reason | ifindex << 32, pk is netns | l3 << 32 | l4 << 48 (l3 in network
  * byte order here), and DS_PK_SCOPE when the drop's socket belongs to the
- * scoped cgroup (scope.c).
+ * scoped cgroup (scope.c). DS_PK_LATE marks a second count of a drop that
+ * is counted without DS_PK_SCOPE already, and which the socket UDP named
+ * after the drop puts in the scope (ds_probe_late()): the folder moves it.
  */
 #define DS_PK_SCOPE	BIT_ULL(63)
+#define DS_PK_LATE	BIT_ULL(62)
 
 struct ds_slot {
 	unsigned long loc;	/* 0: free; set once when claimed */
@@ -467,6 +470,11 @@ DECLARE_STATIC_KEY_FALSE(ds_sock_key);
 DECLARE_STATIC_KEY_FALSE(ds_scope_key);
 struct sock;
 bool ds_scope_holds(const struct sock *sk);
+#ifndef DS_HAVE_KFREE_SKB_RX_SK
+/* on while a cgroup is scoped on a kernel without rx_sk (scope.c) */
+DECLARE_STATIC_KEY_FALSE(ds_late_key);
+void ds_probe_late(const struct sock *sk);
+#endif
 int ds_scope_set(u64 id, struct netlink_ext_ack *extack);
 u64 ds_scope_id(void);
 void ds_scope_exit(void);

@@ -42,6 +42,11 @@ struct ds_cpu {
 	u32 *claimed;		/* indexes of claimed slots, in claim order */
 	u32 used;		/* claimed slots; published with release */
 	local64_t overflow;	/* drops that found the table full */
+#ifndef DS_HAVE_KFREE_SKB_RX_SK
+	/* the key of the last drop UDP may name a socket for (scope.c) */
+	unsigned long late_loc;	/* 0: none */
+	u64 late_rk, late_pk;
+#endif
 };
 
 static DEFINE_PER_CPU(struct ds_cpu, ds_cpus);
@@ -332,6 +337,78 @@ static __always_inline void ds_probe_count(struct ds_cpu *c,
 		ds_count(c, loc, reason, pk, ds_hash(loc, reason, pk));
 }
 
+#ifdef DS_HAVE_KFREE_SKB_RX_SK
+static __always_inline bool ds_sock_or_late(const struct sk_buff *skb,
+					    const struct sock *rx_sk)
+{
+	return (unsigned long)skb->sk | (unsigned long)rx_sk;
+}
+#else
+/*
+ * Without rx_sk, a receive drop carries no socket; UDP names it right
+ * after the drop (udp:udp_fail_queue_rcv_skb), and while a cgroup is
+ * scoped ds_late_key sends such drops here.
+ */
+static __always_inline bool ds_sock_or_late(const struct sk_buff *skb,
+					    const struct sock *rx_sk)
+{
+	return skb->sk || static_branch_unlikely(&ds_late_key);
+}
+
+/*
+ * A drop without a socket while a cgroup is scoped: counted as any other,
+ * and its key kept when it may be UDP's failure to queue, so that
+ * ds_probe_late() can count it to the scope too.
+ */
+static noinline notrace void ds_count_late(const struct sk_buff *skb,
+					   unsigned long loc, u32 reason)
+{
+	struct ds_cpu *c = ds_this_cpu_ptr(&ds_cpus);
+	u64 rk = reason, pk = 0;
+
+	if (static_branch_unlikely(&ds_packet_fields) &&
+	    !ds_packet_gated_out(skb))
+		ds_packet_key(skb, &rk, &pk);
+	ds_count(c, loc, rk, pk, ds_hash(loc, rk, pk));
+	if (reason != SKB_DROP_REASON_SOCKET_RCVBUFF &&
+	    reason != SKB_DROP_REASON_PROTO_MEM)
+		return;
+	c->late_rk = rk;
+	c->late_pk = pk;
+	/* a drop in an interrupt here finds a key whole, or none */
+	barrier();
+	WRITE_ONCE(c->late_loc, loc);
+}
+
+/*
+ * UDP failed to queue a datagram for sk, and freed it just before on this
+ * CPU (ds_count_late() kept its key). When sk is the scope's, count the
+ * drop again under DS_PK_SCOPE | DS_PK_LATE: the folder moves it from the
+ * rest to the scope (sites.c).
+ */
+notrace void ds_probe_late(const struct sock *sk)
+{
+	struct ds_cpu *c;
+	unsigned long loc;
+	u64 pk;
+
+	ds_probe_begin();
+	c = ds_this_cpu_ptr(&ds_cpus);
+	loc = READ_ONCE(c->late_loc);
+	if (loc) {
+		WRITE_ONCE(c->late_loc, 0);
+		if (sk && ds_scope_holds(sk)) {
+			pk = c->late_pk | DS_PK_SCOPE | DS_PK_LATE;
+			/* the rest's count before this one (ds_drops_fold()) */
+			smp_wmb();
+			ds_count(c, loc, c->late_rk, pk,
+				 ds_hash(loc, c->late_rk, pk));
+		}
+	}
+	ds_probe_end();
+}
+#endif
+
 /*
  * A drop with a socket while TCP sessions are tracked or a cgroup is
  * scoped: counted to its session too, unless the rules mask it
@@ -345,6 +422,10 @@ static noinline notrace void ds_count_sock(const struct sk_buff *skb,
 	const struct sock *sk = skb->sk ? skb->sk : rx_sk;
 	u64 pk = 0;
 
+#ifndef DS_HAVE_KFREE_SKB_RX_SK
+	if (!sk)
+		return ds_count_late(skb, (unsigned long)location, reason);
+#endif
 	if (static_branch_unlikely(&ds_sess_drops_key))
 		ds_sess_drop(sk, skb, location, reason);
 	if (static_branch_unlikely(&ds_scope_key) && ds_scope_holds(sk))
@@ -368,7 +449,7 @@ ds_probe_slow(void *data, const struct sk_buff *skb, void *location,
 	if (static_branch_unlikely(&ds_cap_key))
 		ds_capture(skb, location, reason);
 	if (static_branch_unlikely(&ds_sock_key) &&
-	    ((unsigned long)skb->sk | (unsigned long)rx_sk))
+	    ds_sock_or_late(skb, rx_sk))
 		ds_count_sock(skb, location, reason, rx_sk);
 	else
 		ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb,
@@ -388,7 +469,7 @@ static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 {
 	if (static_branch_unlikely(&ds_cap_key) ||
 	    (static_branch_unlikely(&ds_sock_key) &&
-	     ((unsigned long)skb->sk | (unsigned long)DS_KFREE_SKB_RX_SK)))
+	     ds_sock_or_late(skb, DS_KFREE_SKB_RX_SK)))
 		return ds_probe_slow(data, skb, location, reason,
 				     DS_KFREE_SKB_RX_SK);
 	ds_probe_begin();

@@ -5,20 +5,78 @@
  * "dropscope run", which runs a command in a cgroup of its own. Set and
  * cleared under ds_lock; read by the probe under RCU (it runs with
  * preemption disabled), with a reference on the cgroup held while set.
+ *
+ * A drop is the scope's when the socket it carries is. Before 6.11,
+ * skb:kfree_skb passes no receiving socket, and a datagram that UDP fails
+ * to queue (receive buffer full, memory) is freed without one; UDP names
+ * the socket right after, on the same CPU, in udp:udp_fail_queue_rcv_skb
+ * (IPv4). There, while a cgroup is scoped, the drop is counted to the
+ * scope too (ds_probe_late()), and the folder moves it from the rest.
  */
 
 #include <linux/cgroup.h>
 #include <linux/jump_label.h>
 #include <linux/rcupdate.h>
 #include <net/netlink.h>
+#include <linux/tracepoint.h>
 #include <net/sock.h>
+#ifndef DS_HAVE_KFREE_SKB_RX_SK
+#include <trace/events/udp.h>
+#endif
 
+#include "compat.h"
 #include "dropscope.h"
 
 DEFINE_STATIC_KEY_FALSE(ds_scope_key);
 
 static struct cgroup __rcu *ds_scope_cgrp;
 static u64 ds_scope_cgid;	/* under ds_lock */
+
+#ifndef DS_HAVE_KFREE_SKB_RX_SK
+DEFINE_STATIC_KEY_FALSE(ds_late_key);
+
+static struct tracepoint *ds_udp_fail_tp;	/* under ds_lock */
+
+static void ds_udp_fail_probe(DS_UDP_FAIL_PROBE_ARGS)
+{
+	ds_probe_late(sk);
+}
+
+static void ds_udp_fail_find(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "udp_fail_queue_rcv_skb"))
+		ds_udp_fail_tp = tp;
+}
+
+/* Found by name, it is checked against its header here. */
+static void ds_late_attach(void)
+{
+	check_trace_callback_type_udp_fail_queue_rcv_skb(ds_udp_fail_probe);
+	if (!ds_udp_fail_tp)
+		for_each_kernel_tracepoint(ds_udp_fail_find, NULL);
+	if (!ds_udp_fail_tp ||
+	    tracepoint_probe_register(ds_udp_fail_tp, ds_udp_fail_probe, NULL))
+		return;
+	static_branch_enable(&ds_late_key);
+}
+
+/* The caller waits for the probes to finish. */
+static void ds_late_detach(void)
+{
+	if (!static_key_enabled(&ds_late_key))
+		return;
+	static_branch_disable(&ds_late_key);
+	tracepoint_probe_unregister(ds_udp_fail_tp, ds_udp_fail_probe, NULL);
+}
+#else
+static void ds_late_attach(void)
+{
+}
+
+static void ds_late_detach(void)
+{
+}
+#endif
 
 /* Does the drop's socket belong to the scope, or to a cgroup below it? */
 notrace bool ds_scope_holds(const struct sock *sk)
@@ -49,11 +107,15 @@ static void ds_scope_clear(void)
 
 	if (!old)
 		return;
+	ds_late_detach();
 	static_branch_dec(&ds_sock_key);
 	static_branch_disable(&ds_scope_key);
 	RCU_INIT_POINTER(ds_scope_cgrp, NULL);
-	/* the probe disables preemption: none reads old once this returns */
-	synchronize_rcu();
+	/*
+	 * The probes disable preemption: none reads old once this returns,
+	 * and none runs on the UDP tracepoint.
+	 */
+	tracepoint_synchronize_unregister();
 	cgroup_put(old);
 	ds_scope_cgid = 0;
 }
@@ -89,6 +151,7 @@ int ds_scope_set(u64 id, struct netlink_ext_ack *extack)
 	rcu_assign_pointer(ds_scope_cgrp, cg);
 	static_branch_enable(&ds_scope_key);
 	static_branch_inc(&ds_sock_key);
+	ds_late_attach();
 	return 0;
 }
 

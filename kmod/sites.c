@@ -24,6 +24,9 @@
 struct ds_shadow {
 	u64 last;		/* slot count at the last fold */
 	struct ds_site *site;	/* NULL until the folder created it */
+#ifndef DS_HAVE_KFREE_SKB_RX_SK
+	u64 seen;		/* a late slot's count, read first */
+#endif
 };
 
 struct ds_shadow_cpu {
@@ -148,9 +151,76 @@ static u64 ds_pk_host(u64 pk)
 	return (pk & ~(0xffffULL << 32)) | l3 << 32;
 }
 
+#ifndef DS_HAVE_KFREE_SKB_RX_SK
+/*
+ * delta drops that the rest's site from counted were the scope's (a late
+ * count, ds_probe_late()): move them to the scope's site to. Late counts
+ * are read before the others (ds_drops_fold()), so from has counted them
+ * already; the clamp only guards against a rule change in between.
+ */
+static void ds_site_move(struct ds_site *from, struct ds_site *to, u64 delta)
+{
+	u64 *part;
+
+	if (from->rules_gen != ds_rules_gen())
+		ds_rules_judge(from);
+	part = from->masked ? &from->masked_total : &from->total;
+	delta = min(delta, *part);
+	*part -= delta;
+	if (from->masked) {
+		drops.masked -= delta;
+	} else {
+		drops.shown -= delta;
+		/* alerted already: the alerts counted it once to each */
+		from->alerted = min(from->alerted, from->total);
+		if (list_empty(&from->dirty))
+			list_add_tail(&from->dirty, &drops.dirty);
+	}
+	ds_rule_hit(from->rule, -delta);
+	ds_site_add(to, delta);
+}
+
+/* Fold a late slot's growth up to the count read first (seen). */
+static void ds_fold_late(struct ds_shadow *sh, const struct ds_slot *s)
+{
+	u64 delta = sh->seen - sh->last, pk = ds_pk_host(s->pk);
+	struct ds_site *from, *to;
+
+	if (!delta)
+		return;
+	sh->last = sh->seen;
+	/* counted once already, under the same key without these */
+	from = ds_site_get(s->loc, s->rk, pk & ~(DS_PK_LATE | DS_PK_SCOPE));
+	to = ds_site_get(s->loc, s->rk, pk & ~DS_PK_LATE);
+	if (from && to)
+		ds_site_move(from, to, delta);
+}
+#endif
+
+/* Fold one slot's growth since the last fold into its site. */
+static void ds_fold_slot(struct ds_shadow *sh, const struct ds_slot *s)
+{
+	u64 now = local64_read(&s->count), delta = now - sh->last;
+
+	if (!delta)
+		return;
+	sh->last = now;
+	if (!sh->site)
+		sh->site = ds_site_get(s->loc, s->rk, ds_pk_host(s->pk));
+	if (sh->site)
+		ds_site_add(sh->site, delta);
+	else
+		drops.alloc_fails += delta;
+	drops.events += delta;
+}
+
 /*
  * Fold every CPU's counts into the sites: each slot's growth since the
- * last fold is added to its site.
+ * last fold is added to its site. Where late counts can be (a kernel
+ * without rx_sk), a CPU's late slots are read before its other slots and
+ * folded after them: each late count follows, on that CPU, the count it
+ * moves (ds_probe_late()), so the rest's site has that one by the time
+ * it is moved.
  */
 void ds_drops_fold(void)
 {
@@ -161,26 +231,30 @@ void ds_drops_fold(void)
 	lockdep_assert_held(&ds_lock);
 	for_each_possible_cpu(cpu) {
 		struct ds_shadow_cpu *sc = per_cpu_ptr(&ds_shadows, cpu);
+		const struct ds_slot *s;
 
 		used = ds_probe_used(cpu);
+#ifndef DS_HAVE_KFREE_SKB_RX_SK
 		for (j = 0; j < used; j++) {
-			const struct ds_slot *s = ds_probe_slot(cpu, j, &i);
-			struct ds_shadow *sh = &sc->shadow[i];
-
-			now = local64_read(&s->count);
-			delta = now - sh->last;
-			if (!delta)
-				continue;
-			if (!sh->site)
-				sh->site = ds_site_get(s->loc, s->rk,
-						       ds_pk_host(s->pk));
-			sh->last = now;
-			if (sh->site)
-				ds_site_add(sh->site, delta);
-			else
-				drops.alloc_fails += delta;
-			drops.events += delta;
+			s = ds_probe_slot(cpu, j, &i);
+			if (s->pk & DS_PK_LATE)
+				sc->shadow[i].seen = local64_read(&s->count);
 		}
+		/* pairs with the smp_wmb() in ds_probe_late() */
+		smp_rmb();
+#endif
+		for (j = 0; j < used; j++) {
+			s = ds_probe_slot(cpu, j, &i);
+			if (!(s->pk & DS_PK_LATE))
+				ds_fold_slot(&sc->shadow[i], s);
+		}
+#ifndef DS_HAVE_KFREE_SKB_RX_SK
+		for (j = 0; j < used; j++) {
+			s = ds_probe_slot(cpu, j, &i);
+			if (s->pk & DS_PK_LATE)
+				ds_fold_late(&sc->shadow[i], s);
+		}
+#endif
 		now = ds_probe_overflow(cpu);
 		delta = now - sc->overflow_last;
 		sc->overflow_last = now;

@@ -30,6 +30,10 @@ smc_mutants=(
 	"smc.c,dropscope.h|smctp.c|smc.c|smc_rx_recvmsg|void ds_smc_rx_probe(void *data, const struct smc_sock *smc, size_t len)|void ds_smc_rx_probe(void *data, const struct smc_sock *smc, u32 len)"
 	"smc.c,dropscope.h|smctp.c|smc.c|smcr_link_down|void ds_smc_link_down_probe(void *data, const struct smc_link *lnk,|void ds_smc_link_down_probe(void *data, const struct smc_sock *lnk,"
 )
+# kernels whose skb:kfree_skb has no rx_sk hook UDP's failure to queue
+late_mutants=(
+	"scope.c|scope.c|scope.c|udp_fail_queue_rcv_skb|static void ds_udp_fail_probe(DS_UDP_FAIL_PROBE_ARGS)|static void ds_udp_fail_probe(DS_UDP_FAIL_PROBE_ARGS, int more)"
+)
 kernels=("$@")
 [ ${#kernels[@]} -gt 0 ] || mapfile -t kernels < <(scripts/kernels)
 
@@ -85,7 +89,7 @@ try() {
 echo "KTAP version 1"
 for kern in "${kernels[@]}"; do
 	k=$(kdir "$kern")
-	files=(sessions.c smc.c)
+	files=(sessions.c smc.c scope.c)
 	smc_header "$k" && files+=(smctp.c)
 	for f in "${files[@]}"; do
 		tree "$T/c"
@@ -94,8 +98,16 @@ for kern in "${kernels[@]}"; do
 		else
 			result 0 "$kern: kmod/$f as it is builds" "$(tail -n 5 "$T/c/log")"
 		fi
+		# kmod/compat.mk tells, in the flags scope.c is built with
+		if [ "$f" = scope.c ]; then
+			grep -q DS_HAVE_KFREE_SKB_RX_SK "$T/c/kmod/.scope.o.cmd"
+			late=$?
+		fi
 	done
 	for m in "${mutants[@]}"; do try "$kern" "$k" "$m"; done
+	if [ "$late" != 0 ]; then
+		for m in "${late_mutants[@]}"; do try "$kern" "$k" "$m"; done
+	fi
 	if smc_header "$k"; then
 		for m in "${smc_mutants[@]}"; do try "$kern" "$k" "$m"; done
 	else
