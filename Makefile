@@ -170,6 +170,7 @@ DESTDIR ?=
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DOCDIR ?= $(PREFIX)/share/doc/dropscope
 MODDIR ?= /lib/modules/$(KVER)/updates
 # the module's source, as DKMS and the -dkms package take it
 DKMS_SRC := Kbuild Makefile dkms.conf include/uapi/linux/dropscope.h \
@@ -186,6 +187,7 @@ install-cli: user/dropscope build/dropscope.bash
 	install -D -m 0755 user/dropscope $(DESTDIR)$(SBINDIR)/dropscope
 	install -D -m 0644 man/dropscope.8 $(DESTDIR)$(MANDIR)/man8/dropscope.8
 	install -D -m 0644 build/dropscope.bash $(DESTDIR)$(BASHCOMPDIR)/dropscope
+	install -D -m 0644 examples/normal.rules $(DESTDIR)$(DOCDIR)/examples/normal.rules
 
 # depmod only for the system itself: a DESTDIR is someone else's tree
 install-module: module
@@ -194,7 +196,8 @@ install-module: module
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/dropscope $(DESTDIR)$(MANDIR)/man8/dropscope.8 \
-		$(DESTDIR)$(BASHCOMPDIR)/dropscope $(DESTDIR)$(MODDIR)/dropscope.ko
+		$(DESTDIR)$(BASHCOMPDIR)/dropscope $(DESTDIR)$(MODDIR)/dropscope.ko \
+		$(DESTDIR)$(DOCDIR)/examples/normal.rules
 	if [ -z "$(DESTDIR)" ] && [ -d /lib/modules/$(KVER) ]; then depmod $(KVER); fi
 
 # The source DKMS builds from: DKMS_DIR (DESTDIR-relative)

@@ -437,6 +437,7 @@ struct ds_sess_info {
 	u8 family;
 	u8 state;
 	bool closed;
+	bool scope;		/* the scoped cgroup's socket at birth */
 	u8 smc_mode;		/* enum dropscope_smc_mode */
 	u32 smc_reason;		/* with DROPSCOPE_SMC_MODE_FALLBACK */
 	__be16 sport, dport;

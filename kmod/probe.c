@@ -322,6 +322,13 @@ static __always_inline bool ds_packet_gated_out(const struct sk_buff *skb)
 	       !test_bit(iif, ds_gate);
 }
 
+/* Is the drop keyed by its packet's fields (rules use them, not gated out)? */
+static __always_inline bool ds_packet_keyed(const struct sk_buff *skb)
+{
+	return static_branch_unlikely(&ds_packet_fields) &&
+	       !ds_packet_gated_out(skb);
+}
+
 /*
  * Count a drop in this CPU's table, keyed by the fields the rules use; pk
  * is DS_PK_SCOPE for a drop of the scoped cgroup's sockets, else 0.
@@ -330,8 +337,7 @@ static __always_inline void ds_probe_count(struct ds_cpu *c,
 					   const struct sk_buff *skb,
 					   unsigned long loc, u32 reason, u64 pk)
 {
-	if (static_branch_unlikely(&ds_packet_fields) &&
-	    !ds_packet_gated_out(skb))
+	if (ds_packet_keyed(skb))
 		ds_count_packet(c, skb, loc, reason, pk);
 	else
 		ds_count(c, loc, reason, pk, ds_hash(loc, reason, pk));
@@ -366,8 +372,7 @@ static noinline notrace void ds_count_late(const struct sk_buff *skb,
 	struct ds_cpu *c = ds_this_cpu_ptr(&ds_cpus);
 	u64 rk = reason, pk = 0;
 
-	if (static_branch_unlikely(&ds_packet_fields) &&
-	    !ds_packet_gated_out(skb))
+	if (ds_packet_keyed(skb))
 		ds_packet_key(skb, &rk, &pk);
 	ds_count(c, loc, rk, pk, ds_hash(loc, rk, pk));
 	if (reason != SKB_DROP_REASON_SOCKET_RCVBUFF &&

@@ -17,8 +17,8 @@
 #include <linux/cgroup.h>
 #include <linux/jump_label.h>
 #include <linux/rcupdate.h>
-#include <net/netlink.h>
 #include <linux/tracepoint.h>
+#include <net/netlink.h>
 #include <net/sock.h>
 #ifndef DS_HAVE_KFREE_SKB_RX_SK
 #include <trace/events/udp.h>

@@ -354,6 +354,9 @@ static void ds_sess_birth(const struct sock *sk, int state)
 	e->info.start_ns = ktime_get_ns();
 	ds_sess_addrs(&e->info, sk);
 	ds_sess_owner(&e->info);
+	/* a passive child has its listener's cgroup (sk_clone_lock()) */
+	e->info.scope = static_branch_unlikely(&ds_scope_key) &&
+			ds_scope_holds(sk);
 	/*
 	 * A cell counts for the generation its tag names: those of earlier
 	 * sessions of the entry are told apart by their tags, until the tag
@@ -686,7 +689,8 @@ int ds_sess_put(struct sk_buff *skb, const void *arg)
 	    (s->smc_mode &&
 	     nla_put_u8(skb, DROPSCOPE_SESSION_A_SMC_MODE, s->smc_mode)) ||
 	    (s->smc_mode == DROPSCOPE_SMC_MODE_FALLBACK &&
-	     nla_put_u32(skb, DROPSCOPE_SESSION_A_SMC_REASON, s->smc_reason))) {
+	     nla_put_u32(skb, DROPSCOPE_SESSION_A_SMC_REASON, s->smc_reason)) ||
+	    (s->scope && nla_put_flag(skb, DROPSCOPE_SESSION_A_SCOPE))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

@@ -107,6 +107,10 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 		     "sessions:   %" PRIu32 " TCP sessions at once, ", c.sessions);
 	ds_print_u32(&p, DS_ANY, "closed", "%" PRIu32 " recent closes\n",
 		     c.closed);
+	/* a run under way scopes its command's cgroup */
+	ds_print_u64(&p, DS_ANY, "scope", c.scope ?
+		     "scope:      cgroup %" PRIu64 "\n" : "scope:      none\n",
+		     c.scope);
 	err = ds_stat_get(ctx, DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED,
 			  &masked);
 	if (err)

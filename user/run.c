@@ -9,6 +9,13 @@
  * runs already is not reset; one that does not is started for the run
  * (its totals start from zero, as start's do) and stopped after it.
  *
+ * Sessions: those TCP sessions born while CMD ran, CMD's (the module marks
+ * a session scope when its socket was the cgroup's at birth; an accepted
+ * one has its listener's cgroup) and the rest's, with what they moved and
+ * dropped, as live and closed dumps give them after CMD. A session that
+ * found the table full, or whose close the ring of recent closes lost
+ * before it was read, is counted as lost.
+ *
  * Conditions (--baseline with --fail-on new, --fail-on reason R, --max N)
  * judge every drop of the run, CMD's and the rest: many drops carry no
  * socket (a datagram to a closed port, a packet being forwarded). The
@@ -24,6 +31,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dropscope.h"
@@ -111,6 +119,134 @@ static int ds_run_args(struct ds_run *r, const struct ds_cmd *self, int argc,
 	r->cmd = argv + a + 1;
 	r->ncmd = argc - a - 1;
 	return 0;
+}
+
+/* The sessions of one part of the run, summed. */
+struct ds_run_sess {
+	uint64_t opened, closed, bytes_acked, bytes_received;
+	uint64_t retransmits, resets_sent, resets_received, drops;
+};
+
+/* What the run knows of sessions: tracked, and what it could not see. */
+struct ds_run_sessions {
+	bool tracked;		/* the tcp part ran through the run */
+	uint64_t t0;		/* CLOCK_MONOTONIC before CMD, in ns */
+	uint64_t overflow0, closes0;
+	struct ds_run_sess cmd, rest;
+	uint64_t lost;		/* no room, or closes the ring lost */
+};
+
+static uint64_t ds_run_since(uint64_t now, uint64_t then)
+{
+	return now > then ? now - then : 0;
+}
+
+/* Before CMD: the counters the sessions of the run are told by. */
+static int ds_run_sess_begin(struct ds_ctx *ctx, struct ds_run_sessions *rs)
+{
+	struct timespec ts;
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	rs->t0 = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	if (!rs->tracked)
+		return 0;
+	err = ds_stat_get(ctx, DROPSCOPE_STATS_A_SESSIONS_OVERFLOW,
+			  &rs->overflow0);
+	return err ? err :
+	       ds_stat_get(ctx, DROPSCOPE_STATS_A_SESSIONS_CLOSED, &rs->closes0);
+}
+
+/* Is live session e in the closed records of s (from base on)? */
+static bool ds_run_closed_since(const struct ds_sessions *s, size_t base,
+				const struct ds_session *e)
+{
+	size_t j;
+
+	for (j = base; j < s->n; j++)
+		if (s->v[j].start_ns == e->start_ns &&
+		    s->v[j].lport == e->lport && s->v[j].rport == e->rport)
+			return true;
+	return false;
+}
+
+static void ds_run_sess_add(struct ds_run_sess *to, const struct ds_session *e)
+{
+	to->opened++;
+	to->closed += e->closed;
+	to->bytes_acked += e->tx_bytes;
+	to->bytes_received += e->rx_bytes;
+	to->retransmits += e->retransmits;
+	to->resets_sent += e->resets_sent;
+	to->resets_received += e->resets_received;
+	to->drops += e->drops;
+}
+
+/*
+ * After CMD: the sessions born since t0, from a live dump and then a
+ * closed one (a session that closes in between is in both: the closed
+ * record counts). A close numbered from closes0 on that the ring no longer
+ * has is lost, as is a session that found no room.
+ */
+static int ds_run_sess_end(struct ds_ctx *ctx, struct ds_run_sessions *rs)
+{
+	struct ds_sessions s = { 0 };
+	uint64_t overflow, closes, seen = 0;
+	size_t i, live;
+	int err;
+
+	if (!rs->tracked)
+		return 0;
+	err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_SESSIONS_GET, ds_sessions_cb,
+			 ds_sessions_reset, &s);
+	live = s.base = s.n;
+	if (!err)
+		err = ds_nl_dump(ctx->nl, DROPSCOPE_CMD_CLOSED_GET,
+				 ds_sessions_cb, ds_sessions_reset, &s);
+	if (!err)
+		err = ds_stat_get(ctx, DROPSCOPE_STATS_A_SESSIONS_OVERFLOW,
+				  &overflow);
+	if (!err)
+		err = ds_stat_get(ctx, DROPSCOPE_STATS_A_SESSIONS_CLOSED,
+				  &closes);
+	if (err) {
+		free(s.v);
+		return err;
+	}
+	for (i = 0; i < s.n; i++) {
+		const struct ds_session *e = &s.v[i];
+
+		if (e->closed && e->seq >= rs->closes0)
+			seen++;
+		if (e->start_ns < rs->t0 ||
+		    (i < live && ds_run_closed_since(&s, live, e)))
+			continue;
+		ds_run_sess_add(e->scope ? &rs->cmd : &rs->rest, e);
+	}
+	rs->lost = ds_run_since(overflow, rs->overflow0) +
+		   ds_run_since(ds_run_since(closes, rs->closes0), seen);
+	free(s.v);
+	return 0;
+}
+
+static void ds_run_sess_print(struct ds_print *p, const struct ds_run_sess *s)
+{
+	ds_print_open_obj(p, "sessions");
+	ds_print_u64(p, DS_ANY, "opened", "%" PRIu64 " sessions opened",
+		     s->opened);
+	ds_print_u64(p, DS_ANY, "closed", " (%" PRIu64 " closed):", s->closed);
+	ds_print_u64(p, DS_ANY, "bytes_acked", " %" PRIu64 " bytes acked,",
+		     s->bytes_acked);
+	ds_print_u64(p, DS_ANY, "bytes_received", " %" PRIu64 " received,",
+		     s->bytes_received);
+	ds_print_u64(p, DS_ANY, "retransmits", " %" PRIu64 " retransmits,",
+		     s->retransmits);
+	ds_print_u64(p, DS_ANY, "resets_sent", " resets %" PRIu64 " sent",
+		     s->resets_sent);
+	ds_print_u64(p, DS_ANY, "resets_received", "/%" PRIu64 " received,",
+		     s->resets_received);
+	ds_print_u64(p, DS_ANY, "drops", " %" PRIu64 " drops\n", s->drops);
+	ds_print_close_obj(p);
 }
 
 /* The site of after that is s's (the same key), or NULL. */
@@ -248,19 +384,11 @@ static size_t ds_run_judge(const struct ds_run *r, const struct ds_record *b,
 	return n;
 }
 
-static void ds_run_part(struct ds_print *p, const char *key,
-			const char *title, const struct ds_sites *s)
-{
-	ds_print_open_obj(p, key);
-	ds_print_u64(p, DS_ANY, "drops", title, ds_run_drops(s));
-	ds_sites_print_as(p, "sites", s->v, s->n, s->n);
-	ds_print_close_obj(p);
-}
-
 static void ds_run_report(struct ds_ctx *ctx, const struct ds_run *r,
 			  FILE *f, const char *cgroup, int status,
 			  const struct ds_sites *cmd,
 			  const struct ds_sites *rest,
+			  const struct ds_run_sessions *rs,
 			  const struct ds_cond *c, size_t nc)
 {
 	struct ds_print p = { .f = f, .json = ctx->json };
@@ -290,9 +418,23 @@ static void ds_run_report(struct ds_ctx *ctx, const struct ds_run *r,
 	ds_print_str(&p, DS_JSON, "cgroup", NULL, cgroup);
 	ds_print_u64(&p, DS_ANY, "drops", title, ds_run_drops(cmd));
 	ds_sites_print_as(&p, "sites", cmd->v, cmd->n, cmd->n);
+	if (rs->tracked)
+		ds_run_sess_print(&p, &rs->cmd);
 	ds_print_close_obj(&p);
-	ds_run_part(&p, "rest", "%" PRIu64 " drops of the rest of the system\n",
-		    rest);
+	ds_print_open_obj(&p, "rest");
+	ds_print_u64(&p, DS_ANY, "drops",
+		     "%" PRIu64 " drops of the rest of the system\n",
+		     ds_run_drops(rest));
+	ds_sites_print_as(&p, "sites", rest->v, rest->n, rest->n);
+	if (rs->tracked)
+		ds_run_sess_print(&p, &rs->rest);
+	ds_print_close_obj(&p);
+	if (rs->tracked)
+		ds_print_u64(&p, DS_ANY, "sessions_lost", rs->lost ?
+			     "%" PRIu64 " sessions of the run not seen: the table was full, or the ring of closes lost them (start with more sessions or closed)\n" :
+			     "", rs->lost);
+	else
+		ds_print_text(&p, "sessions: not tracked (monitoring runs without tcp)\n");
 	ds_print_open_arr(&p, "failed");
 	for (i = 1; i < nc; i++) {
 		if (!c[i].failed)
@@ -346,6 +488,7 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	struct ds_record base = { 0 };
 	struct ds_rules rules = { 0 };
 	struct ds_cond conds[DS_RUN_CONDS];
+	struct ds_run_sessions rs = { 0 };
 	struct ds_run r = { 0 };
 	struct ds_config cfg;
 	char root[512], dir[600], id_s[32];
@@ -423,6 +566,11 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_START, NULL, NULL);
 		started = !err;
 	}
+	if (!err && started)
+		err = ds_config_fetch(ctx->nl, &cfg);
+	rs.tracked = !err && (cfg.parts & DROPSCOPE_PART_TCP);
+	if (!err)
+		err = ds_run_sess_begin(ctx, &rs);
 	if (!err)
 		err = ds_sites_fetch(ctx->nl, &before);
 	if (err) {
@@ -436,6 +584,8 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		goto out_stop;
 	}
 	err = ds_sites_fetch(ctx->nl, &after);
+	if (!err)
+		err = ds_run_sess_end(ctx, &rs);
 	if (err) {
 		err = ds_fail(ctx, err);
 		goto out_stop;
@@ -470,7 +620,7 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		err = DS_EFAIL;
 		goto out_stop;
 	}
-	ds_run_report(ctx, &r, f, id_s, status, &cmd, &rest, conds, nc);
+	ds_run_report(ctx, &r, f, id_s, status, &cmd, &rest, &rs, conds, nc);
 	if (f != stdout && fclose(f)) {
 		fprintf(stderr, "dropscope: run: %s: write failed\n", r.output);
 		err = DS_EFAIL;

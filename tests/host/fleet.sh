@@ -44,13 +44,14 @@ stage=$W/stage
 files="usr/sbin/dropscope
 usr/share/man/man8/dropscope.8
 usr/share/bash-completion/completions/dropscope
+usr/share/doc/dropscope/examples/normal.rules
 lib/modules/$KVER/updates/dropscope.ko"
 # the module builds in a tree of its own: the lab suites, which may run
 # beside this test, load theirs from build/kmod/RELEASE
 if make --no-print-directory install DESTDIR="$stage" PREFIX=/usr KVER="$KVER" \
 	KBUILD_OUT="${W#"$PWD"/}/kmod" > "$W/install.log" 2>&1; then
 	got=$(cd "$stage" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
-	check "make install DESTDIR PREFIX=/usr: the CLI, man page, completion, module" \
+	check "make install DESTDIR PREFIX=/usr: the CLI, man page, completion, example rules, module" \
 		"$(echo "$files" | sort | tr '\n' ' ')" "$got"
 else
 	fail "make install DESTDIR PREFIX=/usr" "$(tail -5 "$W/install.log")"
@@ -148,6 +149,8 @@ source /usr/share/bash-completion/completions/dropscope
 COMP_WORDS=(dropscope rule mask reason NO_SOC); COMP_CWORD=4
 _dropscope 2>/dev/null
 echo "completion: ${COMPREPLY[*]}"
+dropscope rule load /usr/share/doc/dropscope/examples/normal.rules
+echo "example rules: $(dropscope -j show rules | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')"
 modprobe -r dropscope && echo "removed: yes"
 IN
 EOF
@@ -166,6 +169,8 @@ for series in 6.1 6.12 rt; do
 	check "$series: the packaged CLI counts 250 drops, as Udp NoPorts" "250 250 /usr/sbin/dropscope" \
 		"$(field noports) $(field counted) $(field which)"
 	check "$series: the packaged bash completion completes a reason" "NO_SOCKET" "$(field completion)"
+	check "$series: the packaged example rules load, each uncommented line a rule" \
+		"$(grep -c '^rule' examples/normal.rules)" "$(field "example rules")"
 	check "$series: modprobe -r dropscope" "yes" "$(field removed)"
 done
 

@@ -30,7 +30,7 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	bad_input contract unload shell
 	mask_site mask_reason mask_dev mask_device_gate mask_netns mask_l3
 	mask_l4 mask_unread_udp mask_combined mask_only mask_churn mask_limit
-	mask_bad_rules rule_files record_diff record_bad run run_baseline
+	mask_bad_rules rule_files record_diff record_bad run run_sessions run_baseline rules_normal
 	alert_threshold alert_top alert_ratelimit watch_order
 	sessions_exact sessions_live sessions_overflow sessions_parts
 	sessions_top sessions_top_tty sessions_top_missed sessions_unload

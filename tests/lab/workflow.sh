@@ -163,6 +163,88 @@ test_run() {
 		"$rc $(json "'%d %d %d' % (d['status'], d['cmd']['drops'], sum(s['count'] for s in d['rest']['sites'] if s['reason'] == 'SOCKET_RCVBUFF'))" < "$TMP/run.json") $(($(cat "$TMP/in.drops") + $(cat "$TMP/out.drops"))) $(json "d['failed']" < "$TMP/run.json")"
 }
 
+# A listener that accepts N connections on 127.0.0.1:PORT and reads each to
+# its end before closing it; it writes READY into FILE once it listens.
+ACCEPT_PY='
+import os, socket, sys
+l = socket.socket()
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", int(sys.argv[2])))
+l.listen(64)
+open(sys.argv[3], "w").write("READY\n")
+for i in range(int(sys.argv[1])):
+    c, _ = l.accept()
+    while c.recv(65536):
+        pass
+    c.close()
+'
+
+# N connections to 127.0.0.1:PORT, each sending 3000 bytes, then its end,
+# and reading the peer's end before it closes.
+CONNECT_PY='
+import socket, sys
+for i in range(int(sys.argv[1])):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[2])))
+    s.sendall(b"x" * 3000)
+    s.shutdown(socket.SHUT_WR)
+    while s.recv(65536):
+        pass
+    s.close()
+'
+
+# run -- CMD where CMD opens 20 sessions to a listener outside its cgroup:
+# CMD's sessions are the Tcp ActiveOpens delta, all closed, 3002 bytes
+# acked each (3000, the SYN and the FIN, as ss -ti counts bytes_acked); the
+# accepted ones, the listener's cgroup's, are the rest's: the PassiveOpens
+# delta, 3001 bytes received each (3000 and the FIN); none lost.
+test_run_sessions() {
+	local act0 pas0 act pas
+	setup_module
+	python3 -c "$ACCEPT_PY" 20 5071 "$TMP/ready" &
+	for _ in $(seq 100); do [ -s "$TMP/ready" ] && break; sleep 0.1; done
+	act0=$($KC snmp Tcp ActiveOpens)
+	pas0=$($KC snmp Tcp PassiveOpens)
+	$DS -j run -- python3 -c "$CONNECT_PY" 20 5071 > "$TMP/run.json"
+	wait
+	act=$(($($KC snmp Tcp ActiveOpens) - act0))
+	pas=$(($($KC snmp Tcp PassiveOpens) - pas0))
+	check "run: CMD's sessions opened (ActiveOpens), closed, bytes acked; the rest's opened (PassiveOpens) and bytes received; none lost" \
+		"20 20 20 $((20 * 3002)) 20 20 $((20 * 3001)) 0" \
+		"$act $(json "'%d %d %d' % (d['cmd']['sessions']['opened'], d['cmd']['sessions']['closed'], d['cmd']['sessions']['bytes_acked'])" < "$TMP/run.json") $pas $(json "'%d %d %d' % (d['rest']['sessions']['opened'], d['rest']['sessions']['bytes_received'], d['sessions_lost'])" < "$TMP/run.json")"
+	# monitoring without tcp: the report says so, and has no sessions
+	$DS start drops
+	$DS -j run -- true > "$TMP/run2.json"
+	$DS run -- true > "$TMP/run2.txt"
+	check "run while monitoring runs without tcp: no sessions, and said" "False 1" \
+		"$(json "'sessions' in d['cmd']" < "$TMP/run2.json") $(grep -c 'sessions: not tracked' "$TMP/run2.txt")"
+}
+
+# The example rules of normal lab drops: run --rules examples/normal.rules
+# --max 0 around a namespace, a veth pair and a dummy device brought up and
+# taken down exits 0, and what the rules masked is every drop the kernel
+# freed meanwhile (a hist trigger on skb:kfree_skb).
+test_rules_normal() {
+	local ns=dsnorm$$ rc hist
+	setup_module
+	trace_on
+	$DS -j run --rules examples/normal.rules --max 0 -- sh -c "
+		ip netns add $ns &&
+		ip link add dsn0 type veth peer name dsn1 netns $ns &&
+		ip link add dsd0 type dummy &&
+		ip link set dsn0 up && ip link set dsd0 up &&
+		ip -n $ns link set lo up && ip -n $ns link set dsn1 up &&
+		sleep 3;
+		ip link del dsd0; ip link del dsn0; ip netns del $ns" > "$TMP/run.json"
+	rc=$?
+	wait_for 10 sh -c "! [ -e /sys/class/net/dsn0 ]"
+	trace_off hist
+	hist=$(sed -n 's/^ *Hits: *//p' "$TMP/hist")
+	check "run --rules examples/normal.rules --max 0 around devices brought up: exit 0, the rules masked every drop the kernel freed" \
+		"0 $hist" "$rc $(json "sum(s['masked'] for s in d['cmd']['sites'] + d['rest']['sites'])" < "$TMP/run.json")"
+	check "the devices' bring-up dropped packets: the rules had something to mask" \
+		"yes" "$([ "${hist:-0}" -gt 0 ] && echo yes)"
+}
+
 # --fail-on new against a baseline of the same traffic passes; a new kind
 # of drop fails with status 5 and is named; --ktap is KTAP, a line a
 # condition.

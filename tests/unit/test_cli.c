@@ -725,7 +725,7 @@ static const struct ds_session test_sess = {
 	.lport = 5001, .raddr = "127.0.0.1", .rport = 40000, .family = 2,
 	.state = 7, .closed = true, .rx_bytes = 4097, .tx_bytes = 1,
 	.retransmits = 2, .drops = 3, .resets_sent = 1,
-	.duration_ns = 2500000,
+	.duration_ns = 2500000, .scope = true,
 };
 
 static void print_sessions(struct ds_print *p, void *arg)
@@ -754,7 +754,7 @@ static void test_sessions_print(void **state)
 		"\"rport\":40000,\"state\":\"CLOSE\",\"rx_bytes\":4097,"
 		"\"tx_bytes\":1,\"retransmits\":2,\"drops\":3,"
 		"\"resets_sent\":1,\"resets_received\":0,\"duration_ms\":2,"
-		"\"closed\":true,\"cookie\":\"0x1f\"}]\n");
+		"\"closed\":true,\"scope\":true,\"cookie\":\"0x1f\"}]\n");
 	assert_renders(false, print_sessions, (void *)&test_sess,
 		"PID     COMM            LADDR           LPORT RADDR           RPORT     RX_KB     TX_KB RETRANS  DROPS RESETS  STATE              MS\n"
 		"42      tcli7           127.0.0.1        5001 127.0.0.1       40000         4         0       2      3     1/0 CLOSE           2.500\n");

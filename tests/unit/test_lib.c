@@ -143,6 +143,21 @@ static void test_session_read(void **state)
 	assert_string_equal(s.comm, "curl");
 	assert_string_equal(s.laddr, "127.0.0.1");
 	assert_string_equal(ds_tcp_state_name(s.state), "CLOSE");
+	assert_false(s.scope);
+	nlmsg_free(m);
+
+	/* a session of the scoped cgroup, born at 123456789 ns */
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_SESSION);
+	nla_put_u64(m, DROPSCOPE_SESSION_A_COOKIE, 2);
+	nla_put_u8(m, DROPSCOPE_SESSION_A_FAMILY, AF_INET);
+	nla_put_u64(m, DROPSCOPE_SESSION_A_START_NS, 123456789);
+	nla_put_flag(m, DROPSCOPE_SESSION_A_SCOPE);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_session_parse(c.tb[DROPSCOPE_A_SESSION], &s), 0);
+	assert_true(s.scope);
+	assert_int_equal(s.start_ns, 123456789);
 	nlmsg_free(m);
 
 	/* a comm without its NUL */

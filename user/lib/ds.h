@@ -339,6 +339,7 @@ const char *ds_smc_reason_name(uint32_t code);
 struct ds_session {
 	uint64_t cookie;
 	uint64_t seq;
+	uint64_t start_ns;	/* CLOCK_MONOTONIC at birth */
 	uint64_t duration_ns;
 	uint64_t tx_bytes;	/* bytes_acked */
 	uint64_t rx_bytes;	/* bytes_received */
@@ -351,6 +352,7 @@ struct ds_session {
 	uint8_t family;
 	uint8_t state;
 	bool closed;
+	bool scope;		/* the scoped cgroup's socket at birth */
 	uint8_t smc_mode;	/* enum dropscope_smc_mode */
 	uint32_t smc_reason;	/* with DROPSCOPE_SMC_MODE_FALLBACK */
 	char laddr[48], raddr[48];

@@ -274,6 +274,7 @@ static const struct nla_policy ds_sess_policy[DROPSCOPE_SESSION_A_MAX + 1] = {
 	[DROPSCOPE_SESSION_A_SEQ] = { .type = NLA_U64 },
 	[DROPSCOPE_SESSION_A_SMC_MODE] = { .type = NLA_U8 },
 	[DROPSCOPE_SESSION_A_SMC_REASON] = { .type = NLA_U32 },
+	[DROPSCOPE_SESSION_A_SCOPE] = { .type = NLA_FLAG },
 };
 
 static uint64_t ds_u64(struct nlattr **tb, int a)
@@ -324,6 +325,7 @@ int ds_session_parse(struct nlattr *nest, struct ds_session *s)
 		return -EINVAL;
 	s->cookie = ds_u64(tb, DROPSCOPE_SESSION_A_COOKIE);
 	s->seq = ds_u64(tb, DROPSCOPE_SESSION_A_SEQ);
+	s->start_ns = ds_u64(tb, DROPSCOPE_SESSION_A_START_NS);
 	s->duration_ns = ds_u64(tb, DROPSCOPE_SESSION_A_DURATION_NS);
 	s->tx_bytes = ds_u64(tb, DROPSCOPE_SESSION_A_BYTES_ACKED);
 	s->rx_bytes = ds_u64(tb, DROPSCOPE_SESSION_A_BYTES_RECEIVED);
@@ -340,6 +342,7 @@ int ds_session_parse(struct nlattr *nest, struct ds_session *s)
 	if (tb[DROPSCOPE_SESSION_A_DPORT])
 		s->rport = nla_get_u16(tb[DROPSCOPE_SESSION_A_DPORT]);
 	s->closed = tb[DROPSCOPE_SESSION_A_CLOSED];
+	s->scope = tb[DROPSCOPE_SESSION_A_SCOPE];
 	if (tb[DROPSCOPE_SESSION_A_SMC_MODE])
 		s->smc_mode = nla_get_u8(tb[DROPSCOPE_SESSION_A_SMC_MODE]);
 	s->smc_reason = ds_u32(tb, DROPSCOPE_SESSION_A_SMC_REASON);

@@ -301,6 +301,7 @@ void ds_session_fields(struct ds_print *p, const struct ds_session *s)
 	ds_print_u64_as(p, DS_ANY, "duration_ms", "%s",
 			s->duration_ns / 1000000, ms);
 	ds_print_bool(p, DS_JSON, "closed", NULL, s->closed);
+	ds_print_bool(p, DS_JSON, "scope", NULL, s->scope);
 	ds_print_hex(p, DS_JSON, "cookie", NULL, s->cookie);
 	ds_sess_smc_mode(p, s);
 }

@@ -272,6 +272,9 @@
  *         its fallback, with DROPSCOPE_SESSION_A_SMC_REASON: NLA_U32, the
  *         reason code. Absent for other sessions, and for SMC ones that
  *         have not fallen back and not moved data yet.
+ *     DROPSCOPE_SESSION_A_SCOPE: NLA_FLAG, the socket belonged to the
+ *         scoped cgroup (DROPSCOPE_A_SCOPE_CGROUP), or one below it, at the
+ *         session's birth (an accepted socket has its listener's cgroup)
  *
  * DROPSCOPE_A_SMC (all NLA_U64 unless noted):
  *     DROPSCOPE_SMC_A_HOOKED: NLA_U8, the SMC tracepoints hooked: 4 while
@@ -554,6 +557,7 @@ enum dropscope_session_attr {
 	DROPSCOPE_SESSION_A_SEQ,
 	DROPSCOPE_SESSION_A_SMC_MODE,
 	DROPSCOPE_SESSION_A_SMC_REASON,
+	DROPSCOPE_SESSION_A_SCOPE,
 	__DROPSCOPE_SESSION_A_MAX
 };
 
