@@ -54,7 +54,7 @@ LDLIBS_CLI := $(LDLIBS_NL) -lreadline -lpcap -lmicrohttpd -lpthread
 LIB_SRC := $(wildcard user/lib/*.c)
 CLI_SRC := user/main.c user/cmd.c user/complete.c user/watch.c user/rules.c \
 	user/sessions.c user/top.c user/smc.c user/capture.c user/export.c \
-	user/record.c user/run.c \
+	user/record.c user/run.c user/stacks.c \
 	$(LIB_SRC)
 CLI_LIB := $(filter-out user/main.c,$(CLI_SRC))
 CLI_HDR := $(wildcard user/*.h user/lib/*.h) include/uapi/linux/dropscope.h

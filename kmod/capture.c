@@ -500,8 +500,10 @@ static struct ds_cap *ds_cap_unpublish(u32 i)
 	RCU_INIT_POINTER(ds_caps[i], NULL);
 	while (ds_cap_hi && !rcu_access_pointer(ds_caps[ds_cap_hi - 1]))
 		WRITE_ONCE(ds_cap_hi, ds_cap_hi - 1);
-	if (!ds_cap_count())
+	if (!ds_cap_count() && static_key_enabled(&ds_cap_key)) {
 		static_branch_disable(&ds_cap_key);
+		static_branch_dec(&ds_slow_key);
+	}
 	return c;
 }
 
@@ -655,7 +657,10 @@ int ds_capture_start(struct nlattr **tb, const struct ds_rule *rule,
 	c->id = ++ds_cap_last_id;
 	rcu_assign_pointer(ds_caps[slot], c);
 	WRITE_ONCE(ds_cap_hi, max(ds_cap_hi, slot + 1));
-	static_branch_enable(&ds_cap_key);
+	if (!static_key_enabled(&ds_cap_key)) {
+		static_branch_enable(&ds_cap_key);
+		static_branch_inc(&ds_slow_key);
+	}
 	*id = c->id;
 	return 0;
 err:

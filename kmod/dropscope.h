@@ -526,6 +526,8 @@ void ds_smc_check_probes(void);
 struct ds_cap;
 struct nlattr;
 DECLARE_STATIC_KEY_FALSE(ds_cap_key);
+/* On while capture or stacks need every drop in the probe's slow path. */
+DECLARE_STATIC_KEY_FALSE(ds_slow_key);
 void ds_capture(const struct sk_buff *skb, void *location, u32 reason);
 extern const struct ds_sink ds_capture_sink;
 int ds_capture_start(struct nlattr **tb, const struct ds_rule *rule,
@@ -554,6 +556,36 @@ struct ds_smc_layout {
 
 int ds_smc_btf_resolve(struct ds_smc_layout *l, const void *btf,
 		       size_t btf_len, bool builtin);
+
+/* ---- stacks.c: the kernel stacks behind drops ------------------------- */
+
+#define DS_STACK_DEPTH	DROPSCOPE_STACK_DEPTH
+
+extern unsigned int ds_stacks_cap;
+DECLARE_STATIC_KEY_FALSE(ds_stacks_key);
+/* A stacks rule on a site alone: the probe tests the range itself. */
+DECLARE_STATIC_KEY_FALSE(ds_stacks_site_key);
+extern unsigned long ds_stacks_start, ds_stacks_len;
+
+struct ds_stacks_stats {
+	u64 stacks;		/* distinct stacks folded */
+	u64 lost;		/* drops whose stack found no room at all */
+	u64 siteless;		/* drops whose stack did not reach the site */
+};
+
+/* In the probe's slow path: the stack's id, or 0 (not taken, or lost). */
+u32 ds_stacks_drop(const struct sk_buff *skb, void *location, u32 reason);
+int ds_stacks_set(bool on, const struct ds_rule *r,
+		  struct netlink_ext_ack *extack);
+bool ds_stacks_on(const struct ds_rule **r);
+void ds_stacks_clear(void);
+void ds_stacks_fold(void);
+void ds_stacks_reset(bool attached);
+void ds_stacks_stats(struct ds_stacks_stats *s);
+const u32 *ds_stacks_generation(void);
+u32 ds_stacks_count(void);
+int ds_stack_put(struct sk_buff *skb, u32 i);
+void ds_stacks_exit(void);
 
 /* ---- reasons.c: the running kernel's drop reason names --------------- */
 

@@ -103,6 +103,7 @@ static void __exit ds_exit(void)
 	ds_family_exit();
 	ds_scope_exit();
 	ds_capture_exit();
+	ds_stacks_exit();
 	ds_monitor_free();
 	ds_smc_exit();
 	ds_sessions_exit();

@@ -77,6 +77,11 @@ static const struct nla_policy ds_capture_req_policy[DROPSCOPE_A_MAX + 1] = {
 	[DROPSCOPE_A_CAPTURE] = NLA_POLICY_NESTED(ds_capture_policy),
 };
 
+static const struct nla_policy ds_stacks_policy[DROPSCOPE_A_MAX + 1] = {
+	[DROPSCOPE_A_STACKS] = NLA_POLICY_MAX(NLA_U8, 1),
+	[DROPSCOPE_A_RULE] = NLA_POLICY_NESTED(ds_rule_policy),
+};
+
 static const struct nla_policy ds_capture_stop_policy[DROPSCOPE_A_MAX + 1] = {
 	[DROPSCOPE_A_CAPTURE] = NLA_POLICY_NESTED(ds_capture_policy),
 };
@@ -139,8 +144,11 @@ err:
 	return err;
 }
 
+static int ds_put_rule(struct sk_buff *skb, const void *arg);
+
 static int ds_fill_config(struct sk_buff *msg, const void *arg)
 {
+	const struct ds_rule *stacks_rule;
 	struct ds_alert_config cfg;
 
 	ds_alert_get_config(&cfg);
@@ -156,7 +164,11 @@ static int ds_fill_config(struct sk_buff *msg, const void *arg)
 	    nla_put_u32(msg, DROPSCOPE_A_CLOSED_CAPACITY, ds_closed_cap) ||
 	    (ds_scope_id() &&
 	     nla_put_u64_64bit(msg, DROPSCOPE_A_SCOPE_CGROUP, ds_scope_id(),
-			       DROPSCOPE_A_PAD)))
+			       DROPSCOPE_A_PAD)) ||
+	    nla_put_u32(msg, DROPSCOPE_A_STACKS_CAPACITY, ds_stacks_cap) ||
+	    nla_put_u8(msg, DROPSCOPE_A_STACKS, ds_stacks_on(&stacks_rule)) ||
+	    (ds_stacks_on(&stacks_rule) && stacks_rule->match &&
+	     ds_put_rule(msg, stacks_rule)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -210,11 +222,13 @@ static int ds_cmd_config_set(struct sk_buff *skb, struct genl_info *info)
 
 static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 {
+	struct ds_stacks_stats sk;
 	struct ds_sess_stats ss;
 	struct ds_stats st;
 	struct nlattr *nest;
 
 	ds_sessions_stats(&ss);
+	ds_stacks_stats(&sk);
 	ds_drops_stats(&st);
 	ds_alert_stats(&st);
 	nest = nla_nest_start(msg, DROPSCOPE_A_STATS);
@@ -259,7 +273,13 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED,
 			      ss.drops_masked, DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_EPOCH, ds_epoch(),
-			      DROPSCOPE_STATS_A_PAD)) {
+			      DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_STACKS, sk.stacks,
+			      DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_STACKS_LOST, sk.lost,
+			      DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_STACKS_SITELESS,
+			      sk.siteless, DROPSCOPE_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -554,10 +574,43 @@ static int ds_capture_nest(struct genl_info *info, struct nlattr **tb)
 				ds_capture_policy, info->extack);
 }
 
+/*
+ * The optional DROPSCOPE_A_RULE of a capture or of stacks: the fields of a
+ * mask rule, without id, mode or SMC reason, into rule (match 0: none).
+ */
+static int ds_drop_rule(struct genl_info *info, bool stacks,
+			struct ds_rule *rule)
+{
+	struct nlattr *rt[DROPSCOPE_RULE_A_MAX + 1];
+	int err;
+
+	if (!info->attrs[DROPSCOPE_A_RULE])
+		return 0;
+	err = ds_rule_nest(info, rt);
+	if (err)
+		return err;
+	if (rt[DROPSCOPE_RULE_A_ID] || rt[DROPSCOPE_RULE_A_MODE] ||
+	    rt[DROPSCOPE_RULE_A_SMC_REASON]) {
+		if (stacks)
+			NL_SET_ERR_MSG(info->extack,
+				       "stacks: the rule takes no id, mode or SMC reason");
+		else
+			NL_SET_ERR_MSG(info->extack,
+				       "capture: its rule takes no id, mode or SMC reason");
+		return -EINVAL;
+	}
+	if (!rt[DROPSCOPE_RULE_A_LOC_START] != !rt[DROPSCOPE_RULE_A_LOC_END]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "site: give both start and end of the range");
+		return -EINVAL;
+	}
+	ds_rule_fields(rt, rule);
+	return ds_rule_validate(rule, info);
+}
+
 static int ds_cmd_capture_start(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[DROPSCOPE_CAPTURE_A_MAX + 1];
-	struct nlattr *rt[DROPSCOPE_RULE_A_MAX + 1];
 	struct ds_rule rule = { 0 };
 	u32 id;
 	int err;
@@ -570,27 +623,9 @@ static int ds_cmd_capture_start(struct sk_buff *skb, struct genl_info *info)
 				    "the kernel gives capture ids");
 		return -EINVAL;
 	}
-	if (info->attrs[DROPSCOPE_A_RULE]) {
-		err = ds_rule_nest(info, rt);
-		if (err)
-			return err;
-		if (rt[DROPSCOPE_RULE_A_ID] || rt[DROPSCOPE_RULE_A_MODE] ||
-		    rt[DROPSCOPE_RULE_A_SMC_REASON]) {
-			NL_SET_ERR_MSG(info->extack,
-				       "capture: its rule takes no id, mode or SMC reason");
-			return -EINVAL;
-		}
-		if (!rt[DROPSCOPE_RULE_A_LOC_START] !=
-		    !rt[DROPSCOPE_RULE_A_LOC_END]) {
-			NL_SET_ERR_MSG(info->extack,
-				       "site: give both start and end of the range");
-			return -EINVAL;
-		}
-		ds_rule_fields(rt, &rule);
-		err = ds_rule_validate(&rule, info);
-		if (err)
-			return err;
-	}
+	err = ds_drop_rule(info, false, &rule);
+	if (err)
+		return err;
 	err = ds_capture_start(tb, rule.match ? &rule : NULL, info, &id);
 	if (err)
 		return err;
@@ -621,6 +656,42 @@ static int ds_cmd_capture_stop(struct sk_buff *skb, struct genl_info *info)
 		       ds_capture_fill, c);
 	ds_capture_free(c);
 	return err;
+}
+
+static int ds_cmd_stacks_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ds_rule rule = { 0 };
+	bool on;
+	int err;
+
+	if (!info->attrs[DROPSCOPE_A_STACKS]) {
+		NL_SET_ERR_MSG(info->extack, "stacks: say on (1) or off (0)");
+		return -EINVAL;
+	}
+	on = nla_get_u8(info->attrs[DROPSCOPE_A_STACKS]);
+	if (!on && info->attrs[DROPSCOPE_A_RULE]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[DROPSCOPE_A_RULE],
+				    "stacks: a rule goes with on only");
+		return -EINVAL;
+	}
+	err = ds_drop_rule(info, true, &rule);
+	if (err)
+		return err;
+	return ds_stacks_set(on, rule.match ? &rule : NULL, info->extack);
+}
+
+static int ds_cmd_stacks_clear(struct sk_buff *skb, struct genl_info *info)
+{
+	ds_stacks_clear();
+	return 0;
+}
+
+/* Stacks dump: folded first, as sites are. */
+static int ds_dump_stacks(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return ds_dump_array(skb, cb, DROPSCOPE_CMD_STACKS_GET,
+			     ds_stacks_generation(), ds_stacks_count,
+			     ds_stack_put);
 }
 
 static int ds_cmd_mask_del(struct sk_buff *skb, struct genl_info *info)
@@ -766,6 +837,23 @@ const struct genl_ops ds_nl_ops[] = {
 		.doit = ds_cmd_capture_stop,
 		.policy = ds_capture_stop_policy,
 		.maxattr = DROPSCOPE_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_STACKS_SET,
+		.doit = ds_cmd_stacks_set,
+		.policy = ds_stacks_policy,
+		.maxattr = DROPSCOPE_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_STACKS_CLEAR,
+		.doit = ds_cmd_stacks_clear,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_STACKS_GET,
+		.dumpit = ds_dump_stacks,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

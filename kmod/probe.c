@@ -53,6 +53,8 @@ static DEFINE_PER_CPU(struct ds_cpu, ds_cpus);
 
 /* See dropscope.h: sessions tracked, or a cgroup scoped */
 DEFINE_STATIC_KEY_FALSE(ds_sock_key);
+/* See dropscope.h: capture, or stacks on more than a site */
+DEFINE_STATIC_KEY_FALSE(ds_slow_key);
 static unsigned int ds_slot_bits;
 static bool ds_attached;	/* under ds_lock */
 
@@ -440,8 +442,8 @@ static noinline notrace void ds_count_sock(const struct sk_buff *skb,
 }
 
 /*
- * A drop while a capture runs, or one with a socket while sessions are
- * tracked. Out of line and reached by a tail call, so that the common
+ * A drop while a capture runs or stacks are taken, or one with a socket
+ * while sessions are tracked. Out of line and reached by a tail call, so that the common
  * probe saves no register: nothing it holds lives across a call. Its
  * arguments are the probe's, in the same registers: the tail call moves
  * none.
@@ -451,6 +453,8 @@ ds_probe_slow(void *data, const struct sk_buff *skb, void *location,
 	      u32 reason, const struct sock *rx_sk)
 {
 	ds_probe_begin();
+	if (static_branch_unlikely(&ds_stacks_key))
+		ds_stacks_drop(skb, location, reason);
 	if (static_branch_unlikely(&ds_cap_key))
 		ds_capture(skb, location, reason);
 	if (static_branch_unlikely(&ds_sock_key) &&
@@ -472,7 +476,9 @@ ds_probe_slow(void *data, const struct sk_buff *skb, void *location,
  */
 static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 {
-	if (static_branch_unlikely(&ds_cap_key) ||
+	if (static_branch_unlikely(&ds_slow_key) ||
+	    (static_branch_unlikely(&ds_stacks_site_key) &&
+	     (unsigned long)location - ds_stacks_start < ds_stacks_len) ||
 	    (static_branch_unlikely(&ds_sock_key) &&
 	     ds_sock_or_late(skb, DS_KFREE_SKB_RX_SK)))
 		return ds_probe_slow(data, skb, location, reason,

@@ -262,6 +262,7 @@ void ds_drops_fold(void)
 		drops.events += delta;
 	}
 	drops.folds++;
+	ds_stacks_fold();
 }
 
 /* Forget every site; the folder re-creates them as drops come. */
@@ -315,6 +316,7 @@ static void ds_drops_reset(bool attached)
 	drops.masked = 0;
 	drops.folds = 0;
 	ds_rules_zero_hits();
+	ds_stacks_reset(attached);
 	if (attached)
 		return;
 	ds_probe_clear();

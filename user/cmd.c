@@ -107,6 +107,8 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 		     "sessions:   %" PRIu32 " TCP sessions at once, ", c.sessions);
 	ds_print_u32(&p, DS_ANY, "closed", "%" PRIu32 " recent closes\n",
 		     c.closed);
+	ds_print_bool_as(&p, DS_ANY, "stacks", "stacks:     %s\n", c.stacks,
+			 c.stacks ? "on" : "off");
 	/* a run under way scopes its command's cgroup */
 	ds_print_u64(&p, DS_ANY, "scope", c.scope ?
 		     "scope:      cgroup %" PRIu64 "\n" : "scope:      none\n",
@@ -303,6 +305,9 @@ static const struct {
 	{ DROPSCOPE_STATS_A_SESSIONS_STALE, "sessions_stale", "TCP sessions whose close went unseen" },
 	{ DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED, "sessions_drops_masked", "TCP session drops masked" },
 	{ DROPSCOPE_STATS_A_EPOCH, "epoch", "epoch of the totals (changes when they restart)" },
+	{ DROPSCOPE_STATS_A_STACKS, "stacks", "distinct drop stacks" },
+	{ DROPSCOPE_STATS_A_STACKS_LOST, "stacks_lost", "drops whose stack found no room at all" },
+	{ DROPSCOPE_STATS_A_STACKS_SITELESS, "stacks_siteless", "drops whose stack did not reach the site" },
 };
 
 #define DS_NSTATS (sizeof(ds_stats_fields) / sizeof(ds_stats_fields[0]))
@@ -426,6 +431,15 @@ const struct ds_cmd ds_cmds[] = {
 	  "SMC sockets: mode or fallback reason, and process", 0 },
 	{ "show smc", cmd_show_smc, "",
 	  "the kernel's SMC statistics and fallbacks by reason", 0 },
+	{ "show stacks", cmd_show_stacks, "[site S] [top N]",
+	  "the kernel stacks behind drops, by site, each with its count", 0 },
+	{ "stacks on", cmd_stacks,
+	  "[site S] [reason R] [dev D] [netns N] [l3 P] [l4 P]",
+	  "count the kernel stacks of the drops matching all fields given (none: every drop)",
+	  1 },
+	{ "stacks off", cmd_stacks, "", "stop taking stacks; those counted stay", 0 },
+	{ "stacks clear", cmd_stacks, "", "forget the stacks counted; taking them goes on",
+	  DROPSCOPE_CMD_STACKS_CLEAR },
 	{ "show stats", cmd_show_stats, "", "drops seen, shown, masked, overflow, alerts", 0 },
 	{ "show rules", cmd_rule_list, "", "the rules with their hit counts", 0 },
 	{ "rule mask", cmd_rule_mask, "FIELD VALUE ...",

@@ -35,6 +35,11 @@ int cmd_rule_save(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		  char **argv);
 int cmd_rule_load(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		  char **argv);
+/* stacks.c */
+int cmd_stacks(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+	       char **argv);
+int cmd_show_stacks(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
+		    char **argv);
 /* run.c */
 int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	    char **argv);

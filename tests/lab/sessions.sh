@@ -29,13 +29,18 @@ oracle_start() {
 	done
 	return 1
 }
-# oracle_stop: SIGINT ends bpftrace; one that has not exited a minute later
-# is reported, with where it waits, and killed: what it printed is all the
-# tests read, and a hung oracle must not hang the run
+# oracle_stop: SIGINT ends bpftrace. One busy compiling or attaching may
+# miss it: it is sent again every 10 s, six times; one that has still not
+# exited is reported, with where it waits, and killed: what it printed is
+# all the tests read, and a hung oracle must not hang the run
 oracle_stop() {
+	local i
 	sleep 1
-	kill -INT $oracle
-	if ! wait_for 60 exited $oracle; then
+	for i in 1 2 3 4 5 6; do
+		kill -INT $oracle 2>/dev/null
+		wait_for 10 exited $oracle && break
+	done
+	if ! exited $oracle; then
 		echo "# bpftrace did not exit on SIGINT in 60 s: state $(ps -o stat=,wchan:32= -p $oracle)" >&2
 		sed 's/^/#   /' /proc/$oracle/stack >&2 2>/dev/null
 		kill -KILL $oracle

@@ -178,7 +178,7 @@ static void test_complete(void **state)
 
 	(void)state;
 	complete(NULL, 0, "s", out, sizeof(out));
-	assert_string_equal(out, "start stop status set show");
+	assert_string_equal(out, "start stop status set show stacks");
 	/* the older spellings (mask ...) are not offered */
 	complete(NULL, 0, "m", out, sizeof(out));
 	assert_string_equal(out, "");
@@ -189,7 +189,7 @@ static void test_complete(void **state)
 	complete(NULL, 0, "sh", out, sizeof(out));
 	assert_string_equal(out, "show");
 	complete(show, 1, "", out, sizeof(out));
-	assert_string_equal(out, "sites reasons sessions smc stats rules");
+	assert_string_equal(out, "sites reasons sessions smc stacks stats rules");
 	complete(show, 1, "r", out, sizeof(out));
 	assert_string_equal(out, "reasons rules");
 	complete(smc, 2, "", out, sizeof(out));

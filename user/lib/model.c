@@ -67,6 +67,11 @@ int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 	if (tb[DROPSCOPE_A_SCOPE_CGROUP] &&
 	    nla_len(tb[DROPSCOPE_A_SCOPE_CGROUP]) == sizeof(uint64_t))
 		c->scope = nla_get_u64(tb[DROPSCOPE_A_SCOPE_CGROUP]);
+	if (tb[DROPSCOPE_A_STACKS] && nla_len(tb[DROPSCOPE_A_STACKS]) >= 1)
+		c->stacks = nla_get_u8(tb[DROPSCOPE_A_STACKS]);
+	if (tb[DROPSCOPE_A_STACKS_CAPACITY] &&
+	    nla_len(tb[DROPSCOPE_A_STACKS_CAPACITY]) == sizeof(uint32_t))
+		c->stacks_capacity = nla_get_u32(tb[DROPSCOPE_A_STACKS_CAPACITY]);
 	return 0;
 }
 

@@ -79,7 +79,10 @@
  *         -EBUSY while another is set; -ENOENT for an id no cgroup has.
  *         Set before the other attributes: when it fails, none is set.
  *     At least one attribute is required. CONFIG_GET replies with all of
- *     them, and DROPSCOPE_A_RULES (NLA_U32), the number of rules.
+ *     them, and DROPSCOPE_A_RULES (NLA_U32), the number of rules;
+ *     DROPSCOPE_A_STACKS (NLA_U8), 1 while stacks are taken, with the
+ *     stacks rule as a DROPSCOPE_A_RULE nest when there is one; and
+ *     DROPSCOPE_A_STACKS_CAPACITY (NLA_U32), stacks= of the module.
  *
  * DROPSCOPE_CMD_SITES_GET (dump): one message per site with one
  *     DROPSCOPE_A_SITE nest, sorted by nothing in particular. Totals are
@@ -230,6 +233,45 @@
  *     message the socket had no room for. MATCHED = CAPTURED +
  *     LOST_BUFFER + LOST_SOCKET once the capture has ended.
  *
+ * DROPSCOPE_CMD_STACKS_SET: DROPSCOPE_A_STACKS (NLA_U8): 1 takes the kernel
+ *     stack of each drop from then on, 0 stops taking them (the stacks
+ *     counted stay). With 1, optionally one DROPSCOPE_A_RULE nest of the
+ *     fields a mask rule takes (site, reason, device, netns, l3, l4; no
+ *     id, mode or SMC reason): only the drops it matches (the rule's
+ *     match, not the mask verdict) have their stack taken; none: every
+ *     drop. Each setting replaces the last. Stacks are taken while
+ *     DROPSCOPE_PART_DROPS runs. A stack is the return addresses from the
+ *     drop site outward, at most DROPSCOPE_STACK_DEPTH frames; the
+ *     distinct stacks are counted per CPU in a table of the module
+ *     parameter stacks= entries (DROPSCOPE_A_STACKS_CAPACITY), folded with
+ *     the sites. A stack that finds the table full is counted under its
+ *     site and reason without frames (DROPSCOPE_STACK_A_NO_ROOM);
+ *     DROPSCOPE_STACKS_NO_ROOM such entries fit, and what does not fit
+ *     there either is counted in DROPSCOPE_STATS_A_STACKS_LOST.
+ *
+ * DROPSCOPE_CMD_STACKS_CLEAR: forget the stacks counted so far (as
+ *     DROPSCOPE_CMD_RESET does, and START); taking them goes on.
+ *
+ * DROPSCOPE_CMD_STACKS_GET (dump): one message per distinct stack, with
+ *     one DROPSCOPE_A_STACK nest:
+ *     DROPSCOPE_STACK_A_LOCATION: NLA_U64, the drop site, as in sites
+ *     DROPSCOPE_STACK_A_SITE: NLA_NUL_STRING, the site as the kernel prints
+ *         it, "sym+0x1c/0x80 [module]" (also for a stack without frames)
+ *     DROPSCOPE_STACK_A_REASON: NLA_U32, the drop reason
+ *     DROPSCOPE_STACK_A_ID: NLA_U32, the stack's id, a hash of its frames,
+ *         site and reason, never 0 (captured packets carry it)
+ *     DROPSCOPE_STACK_A_COUNT: NLA_U64, drops with this stack
+ *     DROPSCOPE_STACK_A_FRAME: NLA_U64, multi: the frames, the first the
+ *         site, its callers after it
+ *     DROPSCOPE_STACK_A_SYMBOL: NLA_NUL_STRING, multi: each frame as the
+ *         kernel prints it, "sym+0x1c/0x80 [module]", as sites are named
+ *     DROPSCOPE_STACK_A_NO_ROOM: NLA_FLAG, the drops of this site and
+ *         reason whose stack found no room: no frames
+ *     DROPSCOPE_STACK_A_SITELESS: NLA_FLAG, with NO_ROOM: drops whose
+ *         stack, as the kernel's unwinder gave it, did not reach the site
+ *     The counts of a site's stacks add up to its drops counted while
+ *     stacks were on, less DROPSCOPE_STATS_A_STACKS_LOST.
+ *
  * DROPSCOPE_A_PACKET:
  *     DROPSCOPE_PACKET_A_TSTAMP: NLA_U64, CLOCK_REALTIME ns of the drop
  *     DROPSCOPE_PACKET_A_LOCATION: NLA_U64, the site, as in sites
@@ -362,6 +404,12 @@
  *     DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED: drops of tracked sessions
  *         that the mask rules in effect masked (the verdict the drop's site
  *         gets); they are in no session's DROPSCOPE_SESSION_A_DROPS
+ *     DROPSCOPE_STATS_A_STACKS: distinct stacks folded (DROPSCOPE_CMD_
+ *         STACKS_GET)
+ *     DROPSCOPE_STATS_A_STACKS_LOST: drops whose stack found no room, even
+ *         without frames: in no stack's count
+ *     DROPSCOPE_STATS_A_STACKS_SITELESS: drops whose stack did not reach
+ *         the site (counted in a NO_ROOM, SITELESS entry)
  *     DROPSCOPE_STATS_A_EPOCH: the totals' epoch: drawn at random when the
  *         module loads and advanced each time the totals start again from
  *         zero (DROPSCOPE_CMD_START, DROPSCOPE_CMD_RESET). A reader that
@@ -402,6 +450,9 @@ enum dropscope_cmd {
 	DROPSCOPE_CMD_CAPTURE_START,
 	DROPSCOPE_CMD_CAPTURE_STOP,
 	DROPSCOPE_CMD_CAPTURE,
+	DROPSCOPE_CMD_STACKS_SET,
+	DROPSCOPE_CMD_STACKS_CLEAR,
+	DROPSCOPE_CMD_STACKS_GET,
 	__DROPSCOPE_CMD_MAX
 };
 
@@ -436,6 +487,9 @@ enum dropscope_attr {
 	DROPSCOPE_A_CAPTURE,
 	DROPSCOPE_A_PACKET,
 	DROPSCOPE_A_SCOPE_CGROUP,
+	DROPSCOPE_A_STACKS,
+	DROPSCOPE_A_STACKS_CAPACITY,
+	DROPSCOPE_A_STACK,
 	__DROPSCOPE_A_MAX
 };
 
@@ -493,6 +547,9 @@ enum dropscope_stats_attr {
 	DROPSCOPE_STATS_A_SESSIONS_STALE,
 	DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED,
 	DROPSCOPE_STATS_A_EPOCH,
+	DROPSCOPE_STATS_A_STACKS,
+	DROPSCOPE_STATS_A_STACKS_LOST,
+	DROPSCOPE_STATS_A_STACKS_SITELESS,
 	__DROPSCOPE_STATS_A_MAX
 };
 
@@ -669,5 +726,25 @@ enum dropscope_packet_attr {
 };
 
 #define DROPSCOPE_PACKET_A_MAX (__DROPSCOPE_PACKET_A_MAX - 1)
+
+#define DROPSCOPE_STACK_DEPTH		32
+#define DROPSCOPE_STACKS_NO_ROOM	64
+
+enum dropscope_stack_attr {
+	DROPSCOPE_STACK_A_UNSPEC,
+	DROPSCOPE_STACK_A_PAD,
+	DROPSCOPE_STACK_A_LOCATION,
+	DROPSCOPE_STACK_A_REASON,
+	DROPSCOPE_STACK_A_ID,
+	DROPSCOPE_STACK_A_COUNT,
+	DROPSCOPE_STACK_A_FRAME,
+	DROPSCOPE_STACK_A_NO_ROOM,
+	DROPSCOPE_STACK_A_SITELESS,
+	DROPSCOPE_STACK_A_SYMBOL,
+	DROPSCOPE_STACK_A_SITE,
+	__DROPSCOPE_STACK_A_MAX
+};
+
+#define DROPSCOPE_STACK_A_MAX (__DROPSCOPE_STACK_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_DROPSCOPE_H */

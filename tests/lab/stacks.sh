@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Drop stacks: each distinct kernel stack behind a site, counted exactly
+# as bpftrace's @[kstack] = count() counts it over the same drops. Test
+# functions sourced by tests/lab/run.sh.
+
+KSTACK="py tests/lab/kstack.py"
+
+# kstack_start FILE START END: bpftrace counting the kernel stacks of the
+# drops at [START, END) into $TMP/FILE, in the background. Returns once
+# its probes run: a TCP drop (outside the range) prints "seen".
+kstack_start() {
+	local _
+	bpftrace -e "tracepoint:skb:kfree_skb /args->location >= $2 && args->location < $3/ { @[kstack] = count(); }
+tracepoint:skb:kfree_skb /args->location < $2 || args->location >= $3/ { if (@warm == 0) { printf(\"seen\\n\"); @warm = 1; } }" \
+		> "$TMP/$1" 2> "$TMP/$1.err" &
+	oracle=$!
+	defer kill_quiet $oracle
+	wait_oracle 600 grep -q Attaching "$TMP/$1" || return 1
+	for _ in $(seq 60); do
+		gen tcp 1 $TCP_CLOSED
+		grep -q "^seen" "$TMP/$1" && return 0
+		timed oracle command sleep 0.5
+	done
+	return 1
+}
+
+# The datagrams of the stacks tests, to a closed port of the host: over
+# loopback from a process; from a namespace over a veth; and from the
+# namespace through netem's delay, which releases them from a timer
+# (the receive softirq then runs in an interrupt, the idle loop, or
+# ksoftirqd, not in the sender's system call). NOPORTS gets their number.
+stack_traffic() {
+	local n0
+	n0=$($KC snmp Udp NoPorts)
+	gen udp 100 $UDP_CLOSED
+	ip netns exec "$NS" $BIN/dropgen -a "$HOST_IP" udp 60 $UDP_CLOSED > /dev/null
+	ip netns exec "$NS" tc qdisc add dev "$VETH_N" root netem delay 5ms ||
+		abort "netem on $VETH_N"
+	ip netns exec "$NS" $BIN/dropgen -a "$HOST_IP" udp 40 $UDP_CLOSED > /dev/null
+	wait_for 10 sh -c "[ \$(($($KC snmp Udp NoPorts) - $n0)) -ge 200 ]"
+	ip netns exec "$NS" tc qdisc del dev "$VETH_N" root
+	NOPORTS=$(($($KC snmp Udp NoPorts) - n0))
+}
+
+# UDP to a closed port over loopback, over a veth from a namespace, and
+# through netem from there: one site, every distinct stack under it counted
+# exactly as bpftrace counts it (frames from the site outward), adding up
+# to the datagrams (Udp NoPorts); the stacks come from more than one
+# context. stacks on site leaves the TCP drops of the oracle unstacked.
+test_stacks_udp() {
+	local range
+	need bpftrace tc
+	setup_module
+	setup_netns
+	range=$($KSTACK range __udp4_lib_rcv) || abort "no __udp4_lib_rcv in kallsyms"
+	$DS start drops
+	$DS stacks on site __udp4_lib_rcv
+	# shellcheck disable=SC2086 # START END
+	kstack_start kstack.txt $range ||
+		abort "bpftrace oracle did not attach: $(cat "$TMP/kstack.txt.err")"
+	stack_traffic
+	oracle_stop
+	$DS -j show stacks > "$TMP/stacks.json"
+	$DS show stacks top 1 | sed 's/^/# /'
+	check "stacks: each distinct stack of __udp4_lib_rcv as bpftrace counts it, adding up to Udp NoPorts" \
+		"stacks $(py -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$TMP/stacks.json") drops $NOPORTS" \
+		"$($KSTACK compare "$TMP/stacks.json" "$TMP/kstack.txt")"
+	check "stacks: only __udp4_lib_rcv's (the TCP drops are not stacked); each frames[0] is the site" \
+		"__udp4_lib_rcv True" \
+		"$(json "' '.join(sorted({s['site'].split('+')[0] for s in d})), all(s['frames'][:1] == [s['site']] for s in d)" < "$TMP/stacks.json")"
+	check "stacks: the site's stacks add up to its count in show sites" \
+		"$($DS -j show sites | json "sum(s['count'] for s in d if s['symbol'].startswith('__udp4_lib_rcv+'))")" \
+		"$(json "sum(s['count'] for s in d)" < "$TMP/stacks.json")"
+	check "stacks: from the sender's system call and from another context" "yes" \
+		"$($KSTACK contexts "$TMP/stacks.json" | py -c 'import sys; c = sys.stdin.read().split(); print("yes" if "syscall" in c and len(c) > 1 else " ".join(c))')"
+}
+
+# A table of 2 stacks per CPU: what finds no room is counted under its
+# site without frames, and the site's stacks still add up to its drops,
+# exactly as the kernel's hist trigger counts them; none is lost.
+test_stacks_full() {
+	local hist range
+	need tc
+	setup_module stacks=2
+	range=$($KSTACK range __udp4_lib_rcv) || abort "no __udp4_lib_rcv in kallsyms"
+	setup_netns
+	$DS start drops
+	$DS stacks on
+	trace_on
+	stack_traffic
+	trace_off hist
+	$DS -j show stacks > "$TMP/stacks.json"
+	# shellcheck disable=SC2086 # START END
+	hist=$(py -c 'import re, sys
+s, e = int(sys.argv[2]), int(sys.argv[3])
+print(sum(int(c) for l, r, c in re.findall(r"\{ location:\s*(\d+), reason:\s*(\d+) \} hitcount:\s*(\d+)", open(sys.argv[1]).read()) if s <= int(l) < e))' "$TMP/hist" $range)
+	check "stacks=2: the site's drops with and without frames add up to the hist trigger's count; some found no room; none lost" \
+		"$hist yes 0" \
+		"$(json "sum(s['count'] for s in d if s['site'].startswith('__udp4_lib_rcv+'))" < "$TMP/stacks.json") $(json "'yes' if any(s['no_room'] for s in d) else 'no'" < "$TMP/stacks.json") $(stat_of stacks_lost)"
+	check "stacks=2: at most 2 stacks with frames per CPU" "yes" \
+		"$(json "'yes' if sum(1 for s in d if not s['no_room']) <= 2 * $(nproc) else 'no'" < "$TMP/stacks.json")"
+}
+
+# on, off, clear: off keeps what was counted and takes no more; clear
+# forgets; status says whether stacks are on.
+test_stacks_onoff() {
+	setup_module
+	$DS start drops
+	$DS stacks on reason NO_SOCKET
+	gen udp 20 $UDP_CLOSED
+	check "stacks on reason NO_SOCKET: 20 datagrams, status on" "20 on" \
+		"$($DS -j show stacks | json "sum(s['count'] for s in d)") $($DS -j status | json "'on' if d['stacks'] else 'off'")"
+	$DS stacks off
+	gen udp 20 $UDP_CLOSED
+	check "stacks off: the 20 stay, no more taken, status off" "20 off" \
+		"$($DS -j show stacks | json "sum(s['count'] for s in d)") $($DS -j status | json "'on' if d['stacks'] else 'off'")"
+	$DS stacks clear
+	check "stacks clear: none left" "0" "$($DS -j show stacks | json "len(d)")"
+	$DS stacks on
+	gen udp 5 $UDP_CLOSED
+	$DS reset
+	check "reset forgets the stacks too" "0" "$($DS -j show stacks | json "len(d)")"
+}
+
+# Bad requests: refused with the kernel's message, nothing changed.
+test_stacks_bad() {
+	setup_module
+	$DS start drops
+	$DS stacks on reason NO_SOCKET
+	# raw: STACKS_SET (20), DROPSCOPE_A_STACKS (28), DROPSCOPE_A_RULE (14)
+	# and its MODE (3): a case a line, what | the request | the answer
+	while IFS='|' read -r what req want; do
+		# shellcheck disable=SC2086 # the words are the request
+		check "raw: $what" "$want" "$(nlraw $req)"
+	done <<-'CASES'
+	stacks-set without on or off|20|error EINVAL: stacks: say on (1) or off (0) (Invalid argument)
+	stacks 2|20 u8:28=2|error ERANGE: integer out of range (Numerical result out of range)
+	off with a rule|20 u8:28=0 nest:14= u8:3=0 end:0=|error EINVAL: stacks: a rule goes with on only (Invalid argument)
+	a rule with a mode|20 u8:28=1 nest:14= u8:3=1 end:0=|error EINVAL: stacks: the rule takes no id, mode or SMC reason (Invalid argument)
+	CASES
+	out=$($DS stacks on site no_such_function_here 2>&1)
+	check "stacks on site no_such_function_here: refused by the CLI, exit 2" 2 "$?"
+	gen udp 7 $UDP_CLOSED
+	check "after the refusals the first setting holds: on, NO_SOCKET's 7" "on 7" \
+		"$($DS -j status | json "'on' if d['stacks'] else 'off'") $($DS -j show stacks | json "sum(s['count'] for s in d)")"
+}
+
+# Unload while stacks are on and two processes drop: no warning.
+test_stacks_unload() {
+	local g
+	need dmesg
+	setup_module
+	$DS start drops
+	$DS stacks on
+	dmesg -C
+	$BIN/dropgen -P 2 -d 3000 udp 1000000 $UDP_CLOSED > /dev/null &
+	g=$!
+	defer kill_tree $g
+	timed traffic command sleep 1
+	rmmod dropscope || abort "rmmod while stacks are taken failed"
+	wait $g
+	if dmesg | grep -E "$DMESG_BAD" > "$TMP/dmesg.bad"; then
+		fail "unload while stacks are taken and drops flow: no warning in dmesg" "$(cat "$TMP/dmesg.bad")"
+	else
+		ok "unload while stacks are taken and drops flow: no warning in dmesg"
+	fi
+}
