@@ -61,7 +61,7 @@
  * a message must fit a netlink attribute's 16-bit length (a 64 KiB
  * datagram on lo does not). ds_cap_put_packet() checks it at build time.
  */
-#define DS_CAP_MAX_CAPLEN	65460U
+#define DS_CAP_MAX_CAPLEN	65452U
 
 /* A record in a ring, 8-byte aligned, followed by caplen bytes. */
 struct ds_cap_rec {
@@ -74,6 +74,7 @@ struct ds_cap_rec {
 	u32 len;		/* from the network header */
 	u16 protocol;
 	u16 caplen;
+	u32 stack;		/* its stack's id (stacks.c), or 0 */
 };
 
 /* One CPU's ring of one capture: written by that CPU, read by the drain. */
@@ -115,7 +116,7 @@ static u32 ds_cap_last_id;	/* under ds_lock */
 
 /* Copy the packet of a drop that passed c's tests into this CPU's ring. */
 static void ds_cap_copy(struct ds_cap *c, const struct sk_buff *skb,
-			unsigned long loc, u32 reason)
+			unsigned long loc, u32 reason, u32 stack)
 {
 	struct ds_cap_cpu *pc = ds_this_cpu_ptr(c->pc);
 	int off = skb_network_offset(skb);
@@ -156,6 +157,7 @@ static void ds_cap_copy(struct ds_cap *c, const struct sk_buff *skb,
 	r->len = len;
 	r->protocol = ntohs(skb->protocol);
 	r->caplen = caplen;
+	r->stack = stack;
 	head += size;
 publish:
 	/* the record, then the head: pairs with the drain's acquire */
@@ -205,7 +207,7 @@ static bool ds_cap_has_network(const struct sk_buff *skb)
  * once, for the first capture that asks.
  */
 noinline notrace void ds_capture(const struct sk_buff *skb, void *location,
-				 u32 reason)
+				 u32 reason, u32 stack)
 {
 	u32 i, hi = READ_ONCE(ds_cap_hi);
 	unsigned long loc = (unsigned long)location;
@@ -234,7 +236,7 @@ noinline notrace void ds_capture(const struct sk_buff *skb, void *location,
 		if (c->prog && !ds_cap_filter_run(c->prog, skb))
 			continue;
 		local64_inc(&ds_this_cpu_ptr(c->pc)->matched);
-		ds_cap_copy(c, skb, loc, reason);
+		ds_cap_copy(c, skb, loc, reason, stack);
 	}
 }
 
@@ -273,12 +275,12 @@ static int ds_cap_put_counters(struct sk_buff *msg, const struct ds_cap *c,
 	return 0;
 }
 
-/* The most a packet nest takes, its data included. */
-static size_t ds_cap_packet_size(u32 caplen)
+/* The most a packet nest takes, its data (and stack id) included. */
+static size_t ds_cap_packet_size(u32 caplen, bool stack)
 {
 	return nla_total_size(0) + 2 * nla_total_size_64bit(sizeof(u64)) +
 		4 * nla_total_size(sizeof(u32)) + nla_total_size(sizeof(u16)) +
-		nla_total_size(caplen);
+		nla_total_size(caplen) + (stack ? nla_total_size(sizeof(u32)) : 0);
 }
 
 /* The nest, attribute by attribute: where 64-bit values need padding. */
@@ -297,7 +299,9 @@ static int ds_cap_put_packet_padded(struct sk_buff *msg,
 	    nla_put_u32(msg, DROPSCOPE_PACKET_A_NETNS, r->netns) ||
 	    nla_put_u16(msg, DROPSCOPE_PACKET_A_PROTOCOL, r->protocol) ||
 	    nla_put_u32(msg, DROPSCOPE_PACKET_A_LEN, r->len) ||
-	    nla_put(msg, DROPSCOPE_PACKET_A_DATA, r->caplen, r + 1)) {
+	    nla_put(msg, DROPSCOPE_PACKET_A_DATA, r->caplen, r + 1) ||
+	    (r->stack &&
+	     nla_put_u32(msg, DROPSCOPE_PACKET_A_STACK, r->stack))) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -325,12 +329,12 @@ static __always_inline void *ds_cap_attr(void *p, int type, const void *v,
  */
 static int ds_cap_put_packet(struct sk_buff *msg, const struct ds_cap_rec *r)
 {
-	size_t size = ds_cap_packet_size(r->caplen);
+	size_t size = ds_cap_packet_size(r->caplen, r->stack);
 	u32 v32[4] = { r->reason, r->ifindex, r->netns, r->len };
 	struct nlattr *nest;
 	void *p;
 
-	BUILD_BUG_ON(ds_cap_packet_size(DS_CAP_MAX_CAPLEN) > U16_MAX);
+	BUILD_BUG_ON(ds_cap_packet_size(DS_CAP_MAX_CAPLEN, true) > U16_MAX);
 	if (nla_need_padding_for_64bit(msg))
 		return ds_cap_put_packet_padded(msg, r);
 	if (skb_tailroom(msg) < size)
@@ -345,7 +349,9 @@ static int ds_cap_put_packet(struct sk_buff *msg, const struct ds_cap_rec *r)
 	p = ds_cap_attr(p, DROPSCOPE_PACKET_A_NETNS, &v32[2], 4);
 	p = ds_cap_attr(p, DROPSCOPE_PACKET_A_PROTOCOL, &r->protocol, 2);
 	p = ds_cap_attr(p, DROPSCOPE_PACKET_A_LEN, &v32[3], 4);
-	ds_cap_attr(p, DROPSCOPE_PACKET_A_DATA, r + 1, r->caplen);
+	p = ds_cap_attr(p, DROPSCOPE_PACKET_A_DATA, r + 1, r->caplen);
+	if (r->stack)
+		ds_cap_attr(p, DROPSCOPE_PACKET_A_STACK, &r->stack, 4);
 	return 0;
 }
 
@@ -417,7 +423,8 @@ static void ds_cap_drain_cpu(struct ds_cap *c, struct ds_cap_cpu *pc,
 			tail += DS_CAP_RING - (tail & (DS_CAP_RING - 1));
 			continue;
 		}
-		need = ds_cap_packet_size(r->caplen) + DS_CAP_COUNTERS_SIZE;
+		need = ds_cap_packet_size(r->caplen, r->stack) +
+		       DS_CAP_COUNTERS_SIZE;
 		if (m->skb && skb_tailroom(m->skb) < need)
 			ds_cap_msg_send(c, m, false);
 		if (!m->skb && ds_cap_msg_new(m, need)) {

@@ -528,7 +528,8 @@ struct nlattr;
 DECLARE_STATIC_KEY_FALSE(ds_cap_key);
 /* On while capture or stacks need every drop in the probe's slow path. */
 DECLARE_STATIC_KEY_FALSE(ds_slow_key);
-void ds_capture(const struct sk_buff *skb, void *location, u32 reason);
+void ds_capture(const struct sk_buff *skb, void *location, u32 reason,
+		u32 stack);
 extern const struct ds_sink ds_capture_sink;
 int ds_capture_start(struct nlattr **tb, const struct ds_rule *rule,
 		     struct genl_info *info, u32 *id);

@@ -452,11 +452,13 @@ static noinline __noclone notrace void
 ds_probe_slow(void *data, const struct sk_buff *skb, void *location,
 	      u32 reason, const struct sock *rx_sk)
 {
+	u32 stack = 0;
+
 	ds_probe_begin();
 	if (static_branch_unlikely(&ds_stacks_key))
-		ds_stacks_drop(skb, location, reason);
+		stack = ds_stacks_drop(skb, location, reason);
 	if (static_branch_unlikely(&ds_cap_key))
-		ds_capture(skb, location, reason);
+		ds_capture(skb, location, reason, stack);
 	if (static_branch_unlikely(&ds_sock_key) &&
 	    ds_sock_or_late(skb, rx_sk))
 		ds_count_sock(skb, location, reason, rx_sk);

@@ -33,7 +33,7 @@ struct ds_capture {
 	bool write_err;
 	/* the comment of the last packet's drop: most share their site */
 	uint64_t c_loc;
-	uint32_t c_reason, c_netns;
+	uint32_t c_reason, c_netns, c_stack;
 	char comment[256];
 	struct ds_cap_counters k;	/* the module's, the last it sent */
 };
@@ -58,14 +58,18 @@ static int ds_cap_packet(void *arg, const struct ds_packet *pk)
 		return 0;
 	}
 	if (!c->comment[0] || pk->loc != c->c_loc || pk->reason != c->c_reason ||
-	    pk->netns != c->c_netns) {
+	    pk->netns != c->c_netns || pk->stack != c->c_stack) {
 		ds_syms_name(c->ctx->syms, pk->loc, site, sizeof(site));
 		snprintf(c->comment, sizeof(c->comment),
-			 "dropscope: %s at %s netns %" PRIu32,
-			 ds_cap_reason(c, pk->reason), site, pk->netns);
+			 pk->stack ? "dropscope: %s at %s netns %" PRIu32
+				     " stack %08" PRIx32 :
+				     "dropscope: %s at %s netns %" PRIu32,
+			 ds_cap_reason(c, pk->reason), site, pk->netns,
+			 pk->stack);
 		c->c_loc = pk->loc;
 		c->c_reason = pk->reason;
 		c->c_netns = pk->netns;
+		c->c_stack = pk->stack;
 	}
 	if (ds_pcapng_write(c->w, pk->tstamp, pk->ifindex, pk->protocol, pk->data,
 			    pk->caplen, pk->len, c->comment))

@@ -24,7 +24,7 @@ static int ds_packet_parse(const struct nlattr *nest, struct ds_packet *pk)
 		[DROPSCOPE_PACKET_A_TSTAMP] = 8, [DROPSCOPE_PACKET_A_LOCATION] = 8,
 		[DROPSCOPE_PACKET_A_REASON] = 4, [DROPSCOPE_PACKET_A_IFINDEX] = 4,
 		[DROPSCOPE_PACKET_A_NETNS] = 4, [DROPSCOPE_PACKET_A_PROTOCOL] = 2,
-		[DROPSCOPE_PACKET_A_LEN] = 4,
+		[DROPSCOPE_PACKET_A_LEN] = 4, [DROPSCOPE_PACKET_A_STACK] = 4,
 	};
 	const uint32_t need = 1U << DROPSCOPE_PACKET_A_TSTAMP |
 			      1U << DROPSCOPE_PACKET_A_LOCATION |
@@ -65,6 +65,9 @@ static int ds_packet_parse(const struct nlattr *nest, struct ds_packet *pk)
 			break;
 		case DROPSCOPE_PACKET_A_LEN:
 			memcpy(&pk->len, v, 4);
+			break;
+		case DROPSCOPE_PACKET_A_STACK:
+			memcpy(&pk->stack, v, 4);
 			break;
 		case DROPSCOPE_PACKET_A_DATA:
 			pk->data = v;

@@ -506,6 +506,7 @@ const char *ds_smc_state_name(unsigned int st);
 struct ds_packet {
 	uint64_t tstamp, loc;
 	uint32_t reason, ifindex, netns, len, caplen;
+	uint32_t stack;		/* its stack's id, or 0 */
 	uint16_t protocol;
 	const void *data;
 };

@@ -202,7 +202,7 @@
  *         and beyond, are refused.
  *     DROPSCOPE_CAPTURE_A_SNAPLEN: NLA_U32, 1 to 65535 (default 65535):
  *         the bytes kept of each packet, from its network header; never
- *         more than 65460, what a packet's nest in a message can hold
+ *         more than 65452, what a packet's nest in a message can hold
  *     DROPSCOPE_CAPTURE_A_ALL: NLA_FLAG: drops the mask rules hide too
  *         (default: the rules' verdict on each drop decides, as it does
  *         for the drops of sessions)
@@ -281,6 +281,9 @@
  *     DROPSCOPE_PACKET_A_PROTOCOL: NLA_U16, skb->protocol, host order
  *     DROPSCOPE_PACKET_A_LEN: NLA_U32, the packet's length from its
  *         network header
+ *     DROPSCOPE_PACKET_A_STACK: NLA_U32, the id of the drop's stack
+ *         (DROPSCOPE_STACK_A_ID) while stacks are taken for it; absent
+ *         otherwise
  *     DROPSCOPE_PACKET_A_DATA: binary, its first snaplen bytes of that
  *
  * DROPSCOPE_A_SESSION:
@@ -722,6 +725,7 @@ enum dropscope_packet_attr {
 	DROPSCOPE_PACKET_A_PROTOCOL,
 	DROPSCOPE_PACKET_A_LEN,
 	DROPSCOPE_PACKET_A_DATA,
+	DROPSCOPE_PACKET_A_STACK,
 	__DROPSCOPE_PACKET_A_MAX
 };
 
