@@ -166,3 +166,30 @@ test_stacks_unload() {
 		ok "unload while stacks are taken and drops flow: no warning in dmesg"
 	fi
 }
+
+# A capture while stacks are taken: each packet's comment names its
+# drop's stack, and the packets of each stack id are that stack's count
+# in show stacks; a capture's packets of drops outside the stacks rule
+# carry no id.
+test_stacks_capture() {
+	need tshark
+	setup_module
+	setup_netns
+	$DS start drops
+	$DS stacks on site __udp4_lib_rcv
+	cap_start s filter udp
+	gen udp 30 $UDP_CLOSED
+	ip netns exec "$NS" $BIN/dropgen -a "$HOST_IP" udp 20 $UDP_CLOSED > /dev/null
+	$DS stacks off
+	gen udp 5 $UDP_CLOSED
+	sleep 1.5
+	cap_stop $cap
+	check "stacks and capture: 55 packets captured, none lost" "55 55 0 0" \
+		"$(cap_sum s matched captured lost_buffer lost_socket)"
+	check "each stack id of the comments: as many packets as show stacks counts; 5 without an id (stacks off)" \
+		"$($DS -j show stacks | json "' '.join('%08x:%d' % (s['id'], s['count']) for s in sorted(d, key=lambda s: s['id']))") none:5" \
+		"$(tshark -r "$TMP/s.pcapng" -T fields -e frame.comment 2>/dev/null |
+			py -c 'import collections, re, sys
+c = collections.Counter((re.search(r" stack ([0-9a-f]{8})$", l) or [None, "none"])[1] for l in sys.stdin)
+print(" ".join("%s:%d" % (k, c[k]) for k in sorted(c, key=lambda k: (k == "none", k))))')"
+}
