@@ -47,7 +47,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Werror -std=gnu11 -Iinclude/uapi -Iuser \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS_NL := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-LDLIBS_CLI := $(LDLIBS_NL) -lreadline -lpcap -lmicrohttpd -lpthread
+LDLIBS_CLI := $(LDLIBS_NL) -lreadline -lpcap -lmicrohttpd -lpthread -ldw
 
 # user/lib/: the library (transport, model, names, loop, printing);
 # user/: the shell (main.c, cmd.c, complete.c) and the command files
@@ -98,10 +98,10 @@ kernels:
 	done
 
 tests/unit/test_cli: tests/unit/test_cli.c $(CLI_LIB) $(CLI_HDR)
-	$(CC) $(CFLAGS) -o $@ tests/unit/test_cli.c $(CLI_LIB) $(LDLIBS_NL) -lpcap -lmicrohttpd -lpthread -lcmocka
+	$(CC) $(CFLAGS) -o $@ tests/unit/test_cli.c $(CLI_LIB) $(LDLIBS_NL) -lpcap -lmicrohttpd -lpthread -ldw -lcmocka
 
 tests/unit/test_lib: tests/unit/test_lib.c $(LIB_SRC) $(CLI_HDR)
-	$(CC) $(CFLAGS) -o $@ tests/unit/test_lib.c $(LIB_SRC) $(LDLIBS_NL) -lpcap -lcmocka
+	$(CC) $(CFLAGS) -o $@ tests/unit/test_lib.c $(LIB_SRC) $(LDLIBS_NL) -lpcap -ldw -lcmocka
 
 unit: tests/unit/test_cli tests/unit/test_lib
 	tests/unit/test_cli

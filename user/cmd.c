@@ -187,13 +187,16 @@ static int cmd_show_sites(struct ds_ctx *ctx, const struct ds_cmd *self,
 	struct ds_print p = { .f = stdout, .json = ctx->json };
 	struct ds_sites s = { 0 };
 	uint64_t top = UINT64_MAX;
+	struct ds_lines *lines = NULL;
+	bool all = false, want_lines = false;
 	size_t i, n = 0;
-	bool all = false;
 	int a, err;
 
 	for (a = 0; a < argc; a++) {
 		if (!strcmp(argv[a], "all") || !strcmp(argv[a], "--all")) {
 			all = true;
+		} else if (!strcmp(argv[a], "lines")) {
+			want_lines = true;
 		} else if (!strcmp(argv[a], "top") && a + 1 < argc) {
 			if (ds_parse_u64(argv[++a], 1, UINT32_MAX, &top))
 				return ds_usage(self, "top needs a positive number");
@@ -209,6 +212,11 @@ static int cmd_show_sites(struct ds_ctx *ctx, const struct ds_cmd *self,
 		if (all || s.v[i].total)
 			s.v[n++] = s.v[i];
 	s.n = n;
+	if (want_lines)
+		lines = ds_ctx_lines(ctx);
+	for (i = 0; lines && i < s.n; i++)
+		ds_lines_get(lines, s.v[i].location, s.v[i].line,
+			     sizeof(s.v[i].line));
 	if (s.n < top)
 		top = s.n;
 	ds_sites_print(&p, s.v, s.n, (size_t)top);
@@ -420,8 +428,8 @@ const struct ds_cmd ds_cmds[] = {
 	{ "set ratelimit", cmd_set_count, "N",
 	  "at most N alert messages per second (0: no cap)",
 	  DROPSCOPE_A_RATELIMIT },
-	{ "show sites", cmd_show_sites, "[all] [top N]",
-	  "drop sites by count; all: masked sites too", 0 },
+	{ "show sites", cmd_show_sites, "[all] [top N] [lines]",
+	  "drop sites by count; all: masked sites too; lines: their source lines", 0 },
 	{ "show reasons", cmd_show_reasons, "[all]",
 	  "drops by reason; all: every reason this kernel knows", 0 },
 	{ "show sessions", cmd_show_sessions,
@@ -431,7 +439,7 @@ const struct ds_cmd ds_cmds[] = {
 	  "SMC sockets: mode or fallback reason, and process", 0 },
 	{ "show smc", cmd_show_smc, "",
 	  "the kernel's SMC statistics and fallbacks by reason", 0 },
-	{ "show stacks", cmd_show_stacks, "[site S] [top N]",
+	{ "show stacks", cmd_show_stacks, "[site S] [top N] [lines]",
 	  "the kernel stacks behind drops, by site, each with its count", 0 },
 	{ "stacks on", cmd_stacks,
 	  "[site S] [reason R] [dev D] [netns N] [l3 P] [l4 P]",

@@ -2,7 +2,7 @@
 /*
  * Drop stacks: "stacks on [FIELD VALUE ...]", "stacks off", "stacks
  * clear" (one handler: the table's arg tells them apart), and "show stacks
- * [site S] [top N]". The fields of stacks on are
+ * [site S] [top N] [lines]". The fields of stacks on are
  * those of a rule (lib/rule.c): only the drops they match have their
  * kernel stack taken; none: every drop.
  */
@@ -61,7 +61,10 @@ int cmd_show_stacks(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	const struct ds_reasons *reasons = NULL;
 	struct ds_stacks s = { 0 };
 	uint64_t top = UINT64_MAX, start = 0, end = UINT64_MAX;
-	size_t i, n = 0;
+	struct ds_lines *lines = NULL;
+	bool want_lines = false;
+	size_t i, f, n = 0;
+	char buf[512];
 	int a, err;
 
 	err = ds_ctx_nl(ctx);
@@ -71,6 +74,8 @@ int cmd_show_stacks(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		if (!strcmp(argv[a], "top") && a + 1 < argc) {
 			if (ds_parse_u64(argv[++a], 1, UINT32_MAX, &top))
 				return ds_usage(self, "top needs a positive number");
+		} else if (!strcmp(argv[a], "lines")) {
+			want_lines = true;
 		} else if (!strcmp(argv[a], "site") && a + 1 < argc) {
 			err = ds_ctx_syms(ctx);
 			if (err)
@@ -97,6 +102,14 @@ int cmd_show_stacks(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 			ds_stack_free(&s.v[i]);
 	}
 	s.n = n;
+	if (want_lines)
+		lines = ds_ctx_lines(ctx);
+	for (i = 0; lines && i < s.n; i++) {
+		s.v[i].has_lines = true;
+		for (f = 0; f < s.v[i].nr; f++)
+			if (ds_lines_get(lines, s.v[i].frames[f], buf, sizeof(buf)))
+				s.v[i].lines[f] = strdup(buf);
+	}
 	ds_stacks_sort(&s);
 	ds_stacks_print(&p, s.v, s.n, (size_t)top, ds_stack_reason,
 			(void *)reasons);

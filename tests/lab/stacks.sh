@@ -193,3 +193,53 @@ test_stacks_capture() {
 c = collections.Counter((re.search(r" stack ([0-9a-f]{8})$", l) or [None, "none"])[1] for l in sys.stdin)
 print(" ".join("%s:%d" % (k, c[k]) for k in sorted(c, key=lambda k: (k == "none", k))))')"
 }
+
+# show stacks lines and show sites lines: with the running kernel's vmlinux
+# with DWARF (the debug kernel's build tree), each frame's line equals
+# addr2line's for the call before it (the return address less one, less
+# KASLR's offset), and the site's line in show sites is its stacks' first;
+# without one (Debian's kernels), the output is the same as without lines
+# and one message says why.
+test_stacks_lines() {
+	local vml="" f rel
+	setup_module
+	$DS start drops
+	$DS stacks on site __udp4_lib_rcv
+	gen udp 10 $UDP_CLOSED
+	$DS -j show stacks > "$TMP/plain.json"
+	$DS -j show stacks lines > "$TMP/lines.json" 2> "$TMP/lines.err"
+	$DS -j show sites lines > "$TMP/sites.json" 2> "$TMP/sites.err"
+	rel=$(uname -r)
+	for f in /usr/lib/debug/boot/vmlinux-$rel /usr/lib/debug/lib/modules/$rel/vmlinux \
+		/lib/modules/$rel/build/vmlinux; do
+		[ -r "$f" ] && { vml=$f; break; }
+	done
+	if [ -z "$vml" ] || ! readelf -S "$vml" 2>/dev/null | grep -q debug_line; then
+		check "lines without DWARF: the same stacks, one message why" \
+			"same 1 1" \
+			"$(cmp -s "$TMP/plain.json" "$TMP/lines.json" && echo same) $(grep -c 'no vmlinux with DWARF' "$TMP/lines.err") $(grep -c 'no vmlinux with DWARF' "$TMP/sites.err")"
+		return
+	fi
+	need addr2line nm
+	py - "$TMP/lines.json" "$vml" "$TMP/sites.json" > "$TMP/a2l.txt" <<-'PY'
+	import json, re, subprocess, sys
+	stacks = json.load(open(sys.argv[1]))
+	run = {n: int(a, 16) for a, t, n, *_ in (l.split() for l in open("/proc/kallsyms")) if n in ("_stext", "_etext")}
+	nm = subprocess.run(["nm", sys.argv[2]], capture_output=True, text=True).stdout
+	stext = int(next(l.split()[0] for l in nm.splitlines() if l.endswith(" _stext")), 16)
+	bias = run["_stext"] - stext
+	pairs = [(int(a, 16), l) for s in stacks for a, l in zip(s["addresses"], s["lines"])
+	         if run["_stext"] <= int(a, 16) <= run["_etext"]]
+	a2l = subprocess.run(["addr2line", "-e", sys.argv[2]] + ["%x" % (a - 1 - bias) for a, _ in pairs],
+	                     capture_output=True, text=True).stdout.splitlines()
+	a2l = [re.sub(r" \(discriminator \d+\)$", "", x) for x in a2l]
+	same = sum(1 for (a, l), x in zip(pairs, a2l) if l == x)
+	print("frames %d same %d" % (len(pairs), same))
+	site = next(s for s in json.load(open(sys.argv[3])) if s["symbol"].startswith("__udp4_lib_rcv+"))
+	print("site", "same" if site.get("line") == stacks[0]["lines"][0] else "differs")
+	PY
+	f=$(sed -n 's/^frames \([0-9]*\) .*/\1/p' "$TMP/a2l.txt")
+	check "lines: each frame in the kernel's text as addr2line gives it, more than 10 of them" \
+		"frames $f same $f yes" "$(head -1 "$TMP/a2l.txt") $([ "${f:-0}" -gt 10 ] && echo yes)"
+	check "show sites lines: the site's line is its stacks' first" "site same" "$(sed -n 2p "$TMP/a2l.txt")"
+}

@@ -77,12 +77,28 @@ int ds_ctx_reasons(struct ds_ctx *ctx, const struct ds_reasons **r)
 	return 0;
 }
 
+struct ds_lines *ds_ctx_lines(struct ds_ctx *ctx)
+{
+	char why[1536];
+
+	if (ctx->lines_tried || ds_ctx_syms(ctx))
+		return ctx->lines;
+	ctx->lines_tried = true;
+	ctx->lines = ds_lines_open(ctx->syms, why, sizeof(why));
+	if (!ctx->lines)
+		fprintf(stderr, "dropscope: %s\n", why);
+	return ctx->lines;
+}
+
 void ds_ctx_free(struct ds_ctx *ctx)
 {
 	ds_nl_close(ctx->nl);
 	ctx->nl = NULL;
 	ds_syms_free(ctx->syms);
 	ctx->syms = NULL;
+	ds_lines_close(ctx->lines);
+	ctx->lines = NULL;
+	ctx->lines_tried = false;
 	free(ctx->reasons.v);
 	memset(&ctx->reasons, 0, sizeof(ctx->reasons));
 }

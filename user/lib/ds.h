@@ -107,6 +107,7 @@ struct ds_site {
 	bool has_delta;
 	char symbol[160];
 	char reason_name[64];
+	char line[256];		/* show sites lines: the call's file:line */
 };
 
 int ds_site_parse(struct nlattr *nest, struct ds_site *site);
@@ -208,6 +209,8 @@ struct ds_ctx {
 	struct ds_nl *nl;
 	struct ds_syms *syms;	/* loaded on first use */
 	struct ds_reasons reasons;	/* fetched on first use */
+	struct ds_lines *lines;	/* opened on first use */
+	bool lines_tried;
 	bool json;
 	bool interactive;	/* the readline shell is running */
 	bool quit;
@@ -394,6 +397,23 @@ int ds_sess_filter_arg(struct ds_sess_filter *f, int argc, char **argv, int *a);
 void ds_sessions_print(struct ds_print *p, const struct ds_session *v,
 		       size_t n, size_t top);
 
+/* The running kernel's GNU build id as hex, "" if unknown (record.c). */
+void ds_kernel_build_id(char *out, size_t len);
+
+/* lines.c: source lines, from the running kernel's vmlinux with DWARF */
+struct ds_lines;
+/* NULL, and why says why (once, to the user), when there is none. */
+struct ds_lines *ds_lines_open(const struct ds_syms *syms, char *why,
+			       size_t len);
+/* The line of the call that returns to addr, "file:line"; false: none. */
+bool ds_lines_get(struct ds_lines *l, uint64_t addr, char *buf, size_t len);
+void ds_lines_close(struct ds_lines *l);
+/*
+ * The context's lines, opened on first use; NULL when the kernel has no
+ * DWARF here, which is said once on standard error (ctx.c).
+ */
+struct ds_lines *ds_ctx_lines(struct ds_ctx *ctx);
+
 /* stacks.c: drop stacks */
 struct ds_stack {
 	uint64_t location;
@@ -406,6 +426,8 @@ struct ds_stack {
 	char site[256];		/* the site, "sym+0x1c/0x80 [mod]" */
 	uint64_t frames[DROPSCOPE_STACK_DEPTH];
 	char *symbols[DROPSCOPE_STACK_DEPTH];	/* "sym+0x1c/0x80 [mod]" */
+	char *lines[DROPSCOPE_STACK_DEPTH];	/* show stacks lines, or NULL */
+	bool has_lines;
 };
 
 struct ds_stacks {

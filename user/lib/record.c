@@ -102,7 +102,7 @@ static void ds_rec_fields(const struct ds_site *s, char *buf, size_t len)
  * The kernel's GNU build id, from /sys/kernel/notes (its ELF notes), as
  * hex; "" when it cannot be read.
  */
-static void ds_build_id(char *out, size_t len)
+void ds_kernel_build_id(char *out, size_t len)
 {
 	unsigned char buf[4096];
 	size_t n, off = 0, i;
@@ -154,7 +154,7 @@ int ds_record_take(struct ds_ctx *ctx, struct ds_record *r)
 		snprintf(r->kernel, sizeof(r->kernel), "%s", u.release);
 		snprintf(r->build, sizeof(r->build), "%s", u.version);
 	}
-	ds_build_id(r->build_id, sizeof(r->build_id));
+	ds_kernel_build_id(r->build_id, sizeof(r->build_id));
 	gmtime_r(&now, &tm);
 	strftime(r->time, sizeof(r->time), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	err = ds_stats_fetch(ctx->nl, &st);

@@ -76,6 +76,8 @@ void ds_site_print(struct ds_print *p, const struct ds_site *s,
 				ds_l4_name(s->l4, name, sizeof(name)));
 	if (s->scope)
 		ds_print_bool(p, DS_JSON, "scope", NULL, true);
+	if (s->line[0])
+		ds_print_str(p, DS_ANY, "line", "%s", s->line);
 	ds_print_close_obj(p);
 }
 

@@ -43,8 +43,10 @@ void ds_stack_free(struct ds_stack *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->nr; i++)
+	for (i = 0; i < s->nr; i++) {
 		free(s->symbols[i]);
+		free(s->lines[i]);
+	}
 	s->nr = 0;
 }
 
@@ -218,9 +220,22 @@ void ds_stacks_print(struct ds_print *p, const struct ds_stack *v, size_t n,
 		ds_print_open_arr(p, "frames");
 		for (f = 0; f < e->nr; f++) {
 			ds_print_str(p, DS_JSON, NULL, NULL, e->symbols[f]);
-			ds_print_text(p, "%20s%s\n", "", e->symbols[f]);
+			ds_print_text(p, "%20s%s%s%s\n", "", e->symbols[f],
+				      e->lines[f] ? "  " : "",
+				      e->lines[f] ? e->lines[f] : "");
 		}
 		ds_print_close_arr(p);
+		if (e->has_lines) {
+			ds_print_open_arr(p, "lines");
+			for (f = 0; f < e->nr; f++) {
+				if (e->lines[f])
+					ds_print_str(p, DS_JSON, NULL, NULL,
+						     e->lines[f]);
+				else
+					ds_print_null(p, DS_JSON, NULL, NULL);
+			}
+			ds_print_close_arr(p);
+		}
 		ds_print_open_arr(p, "addresses");
 		for (f = 0; f < e->nr; f++)
 			ds_print_hex(p, DS_JSON, NULL, NULL, e->frames[f]);
