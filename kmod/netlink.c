@@ -476,6 +476,16 @@ static int ds_put_rule(struct sk_buff *skb, const void *arg)
 	return 0;
 }
 
+/* A site range has both ends, or neither. */
+static bool ds_rule_range_whole(struct nlattr **tb, struct genl_info *info)
+{
+	if (!tb[DROPSCOPE_RULE_A_LOC_START] == !tb[DROPSCOPE_RULE_A_LOC_END])
+		return true;
+	NL_SET_ERR_MSG(info->extack,
+		       "site: give both start and end of the range");
+	return false;
+}
+
 /* The DROPSCOPE_A_RULE nest of a MASK_ADD or MASK_DEL request, parsed. */
 static int ds_rule_nest(struct genl_info *info, struct nlattr **tb)
 {
@@ -536,11 +546,8 @@ static int ds_cmd_mask_add(struct sk_buff *skb, struct genl_info *info)
 				    "the kernel gives rule ids");
 		return -EINVAL;
 	}
-	if (!tb[DROPSCOPE_RULE_A_LOC_START] != !tb[DROPSCOPE_RULE_A_LOC_END]) {
-		NL_SET_ERR_MSG(info->extack,
-			       "site: give both start and end of the range");
+	if (!ds_rule_range_whole(tb, info))
 		return -EINVAL;
-	}
 	if (tb[DROPSCOPE_RULE_A_MODE])
 		r->mode = nla_get_u8(tb[DROPSCOPE_RULE_A_MODE]);
 	ds_rule_fields(tb, r);
@@ -599,11 +606,8 @@ static int ds_drop_rule(struct genl_info *info, bool stacks,
 				       "capture: its rule takes no id, mode or SMC reason");
 		return -EINVAL;
 	}
-	if (!rt[DROPSCOPE_RULE_A_LOC_START] != !rt[DROPSCOPE_RULE_A_LOC_END]) {
-		NL_SET_ERR_MSG(info->extack,
-			       "site: give both start and end of the range");
+	if (!ds_rule_range_whole(rt, info))
 		return -EINVAL;
-	}
 	ds_rule_fields(rt, rule);
 	return ds_rule_validate(rule, info);
 }

@@ -165,7 +165,9 @@ static bool ds_stab_claim(struct ds_stab *t, const struct ds_skey *k,
 		t->last[j] = 0;
 	if (k->nr)
 		t->framed++;
+	/* the entry, then its slot: pairs with ds_stab_find()'s acquire */
 	smp_store_release(&t->idx[slot], j + 1);
+	/* the entry, then the count: pairs with ds_stacks_fold()'s acquire */
 	smp_store_release(&t->used, j + 1);
 	return true;
 }
@@ -291,8 +293,8 @@ static struct ds_stab *ds_stab_alloc(bool percpu, int node)
 	if (!t)
 		return NULL;
 	t->mask = slots - 1;
-	t->idx = kvzalloc_node(array_size(slots, sizeof(*t->idx)), GFP_KERNEL,
-				 node);
+	t->idx = kvzalloc_node(array_size(slots, sizeof(*t->idx)),
+			       GFP_KERNEL, node);
 	t->e = kvzalloc_node(array_size(n, sizeof(*t->e)), GFP_KERNEL, node);
 	if (percpu)
 		t->last = kvzalloc_node(array_size(n, sizeof(*t->last)),
@@ -361,6 +363,7 @@ void ds_stacks_fold(void)
 		return;
 	for_each_possible_cpu(cpu) {
 		struct ds_stab *t = per_cpu(ds_stabs, cpu);
+		/* pairs with the smp_store_release() in ds_stab_claim() */
 		u32 used = smp_load_acquire(&t->used), j;
 
 		for (j = 0; j < used; j++) {

@@ -11,6 +11,14 @@
 # What the kernel logs when something went wrong in it
 DMESG_BAD="WARNING:|BUG:|Oops|refcount|sleeping function|lockdep|KASAN|UBSAN"
 DMESG_BAD="$DMESG_BAD|kmemleak|circular locking|INFO: task|rcu.*stall"
+# dmesg_clean NAME: the check NAME, that the kernel log has none of them
+dmesg_clean() {
+	if dmesg | grep -E "$DMESG_BAD" > "$TMP/dmesg.bad"; then
+		fail "$1" "$(cat "$TMP/dmesg.bad")"
+	else
+		ok "$1"
+	fi
+}
 DMESG_BAD="$DMESG_BAD|general protection|use-after-free|list_(add|del) corruption"
 
 # dmesg_mark: the number of lines in the kernel log now
