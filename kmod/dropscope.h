@@ -443,6 +443,12 @@ struct ds_sess_info {
 	__be16 sport, dport;
 	struct in6_addr saddr, daddr;	/* IPv4 in the first 4 bytes */
 	char comm[16];
+	/* live dumps: the transport state, as tcp_get_info() reads it */
+	bool has_tcp;
+	u32 rtt_us, rttvar_us;	/* srtt_us >> 3, mdev_us >> 2 */
+	u32 snd_cwnd, snd_ssthresh, snd_wnd, rcv_wnd;
+	u32 unacked, lost, retrans;	/* packets_out, lost_out, retrans_out */
+	u64 delivery_rate;	/* bytes a second */
 };
 
 struct ds_sess_stats {

@@ -330,6 +330,36 @@ static void ds_sess_read_sock(struct ds_sess_info *in, const struct sock *sk)
 	in->total_retrans = READ_ONCE(tp->total_retrans);
 }
 
+/*
+ * The transport state of a live session, as tcp_get_info() computes it,
+ * read without the socket's lock (each field whole): ss -ti's rtt,
+ * rttvar, cwnd, ssthresh, snd_wnd, rcv_wnd, unacked, lost, retrans and
+ * delivery_rate.
+ */
+static void ds_sess_read_tcp(struct ds_sess_info *in, const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 rate = READ_ONCE(tp->rate_delivered);
+	u32 intv = READ_ONCE(tp->rate_interval_us);
+	u64 rate64 = 0;
+
+	in->rtt_us = READ_ONCE(tp->srtt_us) >> 3;
+	in->rttvar_us = READ_ONCE(tp->mdev_us) >> 2;
+	in->snd_cwnd = tcp_snd_cwnd(tp);
+	in->snd_ssthresh = READ_ONCE(tp->snd_ssthresh);
+	in->snd_wnd = READ_ONCE(tp->snd_wnd);
+	in->rcv_wnd = READ_ONCE(tp->rcv_wnd);
+	in->unacked = READ_ONCE(tp->packets_out);
+	in->lost = READ_ONCE(tp->lost_out);
+	in->retrans = READ_ONCE(tp->retrans_out);
+	if (rate && intv) {
+		rate64 = (u64)rate * READ_ONCE(tp->mss_cache) * USEC_PER_SEC;
+		do_div(rate64, intv);
+	}
+	in->delivery_rate = rate64;
+	in->has_tcp = true;
+}
+
 static void ds_sess_birth(const struct sock *sk, int state)
 {
 	unsigned int cpu;
@@ -647,6 +677,22 @@ static void ds_tcp_fold(void)
 {
 }
 
+/* The transport state of a live session. */
+static int ds_sess_put_tcp(struct sk_buff *skb, const struct ds_sess_info *s)
+{
+	return nla_put_u32(skb, DROPSCOPE_SESSION_A_RTT_US, s->rtt_us) ||
+	       nla_put_u32(skb, DROPSCOPE_SESSION_A_RTTVAR_US, s->rttvar_us) ||
+	       nla_put_u32(skb, DROPSCOPE_SESSION_A_CWND, s->snd_cwnd) ||
+	       nla_put_u32(skb, DROPSCOPE_SESSION_A_SSTHRESH, s->snd_ssthresh) ||
+	       nla_put_u32(skb, DROPSCOPE_SESSION_A_SND_WND, s->snd_wnd) ||
+	       nla_put_u32(skb, DROPSCOPE_SESSION_A_RCV_WND, s->rcv_wnd) ||
+	       nla_put_u32(skb, DROPSCOPE_SESSION_A_UNACKED, s->unacked) ||
+	       nla_put_u32(skb, DROPSCOPE_SESSION_A_LOST, s->lost) ||
+	       nla_put_u32(skb, DROPSCOPE_SESSION_A_RETRANS, s->retrans) ||
+	       nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_DELIVERY_RATE,
+				 s->delivery_rate, DROPSCOPE_SESSION_A_PAD);
+}
+
 /* Put one session nest: a struct ds_sess_info (for ds_round_put() too). */
 int ds_sess_put(struct sk_buff *skb, const void *arg)
 {
@@ -690,7 +736,8 @@ int ds_sess_put(struct sk_buff *skb, const void *arg)
 	     nla_put_u8(skb, DROPSCOPE_SESSION_A_SMC_MODE, s->smc_mode)) ||
 	    (s->smc_mode == DROPSCOPE_SMC_MODE_FALLBACK &&
 	     nla_put_u32(skb, DROPSCOPE_SESSION_A_SMC_REASON, s->smc_reason)) ||
-	    (s->scope && nla_put_flag(skb, DROPSCOPE_SESSION_A_SCOPE))) {
+	    (s->scope && nla_put_flag(skb, DROPSCOPE_SESSION_A_SCOPE)) ||
+	    (s->has_tcp && ds_sess_put_tcp(skb, s))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -812,6 +859,7 @@ int ds_sess_live_next(u32 *cursor, struct ds_sess_info *info)
 		if (sk) {
 			*info = e->info;
 			ds_sess_read_sock(info, sk);
+			ds_sess_read_tcp(info, sk);
 			info->state = READ_ONCE(sk->sk_state);
 			/* the reads above were of our socket */
 			smp_rmb();

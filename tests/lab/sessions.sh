@@ -494,3 +494,42 @@ test_sessions_bad_params() {
 	check "insmod sessions=1 closed=1 capacity=1: loaded as given" "1 1 1" \
 		"$($DS -j status | json "'%d %d %d' % (d['sessions'], d['closed'], d['capacity'])")"
 }
+
+# show sessions live: each idle loopback session's transport state equals
+# ss -ti's for the same socket: rtt and rttvar (ms, %g of the kernel's
+# microseconds), cwnd, ssthresh (printed by both only once set), snd_wnd,
+# unacked; both ends of 10 sessions.
+test_sessions_tcpstate() {
+	local got
+	need ss
+	setup_module
+	$DS start tcp
+	hold 10 5131 hold.txt
+	# the last delayed ACKs out, the sessions idle
+	sleep 1
+	ss -tinH state established '( sport = :5131 or dport = :5131 )' > "$TMP/ss.txt"
+	$DS -j show sessions live port 5131 > "$TMP/live.json"
+	got=$(py - "$TMP/ss.txt" "$TMP/live.json" <<-'PY'
+	import json, re, sys
+	lines = open(sys.argv[1]).read().splitlines()
+	ss = {}
+	for head, info in zip(lines[0::2], lines[1::2]):
+	    f = head.split()
+	    l, r = int(f[3].rsplit(":", 1)[1]), int(f[4].rsplit(":", 1)[1])
+	    d = dict(re.findall(r"\b(rtt|cwnd|ssthresh|snd_wnd|unacked):([0-9./]+)", info))
+	    rtt, var = d.pop("rtt").split("/")
+	    d["rtt"], d["rttvar"] = float(rtt), float(var)
+	    ss[(l, r)] = {k: float(v) for k, v in d.items()}
+	ours = {}
+	for s in json.load(open(sys.argv[2])):
+	    ours[(s["lport"], s["rport"])] = {k: float(s[k]) for k in
+	        ("rtt", "rttvar", "cwnd", "ssthresh", "snd_wnd", "unacked") if k in s}
+	    ss.setdefault((s["lport"], s["rport"]), {}).setdefault("unacked", 0.0)
+	same = sum(1 for k in ss if ours.get(k) == ss[k])
+	bad = [(k, ss[k], ours.get(k)) for k in ss if ours.get(k) != ss[k]]
+	print("sessions %d same %d" % (len(ss), same), *bad[:2])
+	PY
+	)
+	check "show sessions live: rtt, rttvar, cwnd, ssthresh, snd_wnd and unacked of 20 ends as ss -ti gives them" \
+		"sessions 20 same 20" "$got"
+}

@@ -362,6 +362,11 @@ struct ds_session {
 	uint32_t smc_reason;	/* with DROPSCOPE_SMC_MODE_FALLBACK */
 	char laddr[48], raddr[48];
 	char comm[16];
+	/* live sessions: the transport state (show sessions live) */
+	bool has_tcp;
+	uint32_t rtt_us, rttvar_us, cwnd, ssthresh, snd_wnd, rcv_wnd;
+	uint32_t unacked, lost, retrans;
+	uint64_t delivery_rate;	/* bytes a second */
 };
 
 int ds_session_parse(struct nlattr *nest, struct ds_session *s);

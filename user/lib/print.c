@@ -784,6 +784,15 @@ void ds_print_hex(struct ds_print *p, enum ds_pmode mode, const char *key,
 	ds_field(p, mode, key, j, true, fmt, j);
 }
 
+void ds_print_g(struct ds_print *p, enum ds_pmode mode, const char *key,
+		const char *fmt, double v)
+{
+	char j[32];
+
+	snprintf(j, sizeof(j), "%g", v);
+	ds_field(p, mode, key, j, false, fmt, j);
+}
+
 void ds_print_bool(struct ds_print *p, enum ds_pmode mode, const char *key,
 		   const char *fmt, bool v)
 {

@@ -122,6 +122,9 @@ void ds_print_hex(struct ds_print *p, enum ds_pmode mode, const char *key,
 		  const char *fmt, uint64_t v);
 void ds_print_bool(struct ds_print *p, enum ds_pmode mode, const char *key,
 		   const char *fmt, bool v);
+/* A number as printf's %g writes it (ss's rtt): fmt takes the string. */
+void ds_print_g(struct ds_print *p, enum ds_pmode mode, const char *key,
+		const char *fmt, double v);
 /* JSON null; text gets "-". */
 void ds_print_null(struct ds_print *p, enum ds_pmode mode, const char *key,
 		   const char *fmt);

@@ -276,6 +276,28 @@ static void ds_sess_smc_mode(struct ds_print *p, const struct ds_session *s)
 }
 
 /* The fields of a session, in the object the caller opened. */
+/*
+ * A live session's transport state, keyed and shown as ss -ti shows it:
+ * rtt and rttvar in ms, ssthresh only once set, delivery_rate in bits a
+ * second.
+ */
+static void ds_sess_tcp(struct ds_print *p, const struct ds_session *s)
+{
+	ds_print_g(p, DS_ANY, "rtt", "rtt:%s", s->rtt_us / 1000.0);
+	ds_print_g(p, DS_ANY, "rttvar", "/%s", s->rttvar_us / 1000.0);
+	ds_print_u32(p, DS_ANY, "cwnd", " cwnd:%" PRIu32, s->cwnd);
+	if (s->ssthresh < 0x7fffffff)
+		ds_print_u32(p, DS_ANY, "ssthresh", " ssthresh:%" PRIu32,
+			     s->ssthresh);
+	ds_print_u32(p, DS_ANY, "snd_wnd", " snd_wnd:%" PRIu32, s->snd_wnd);
+	ds_print_u32(p, DS_ANY, "rcv_wnd", " rcv_wnd:%" PRIu32, s->rcv_wnd);
+	ds_print_u32(p, DS_ANY, "unacked", " unacked:%" PRIu32, s->unacked);
+	ds_print_u32(p, DS_ANY, "lost", " lost:%" PRIu32, s->lost);
+	ds_print_u32(p, DS_ANY, "retrans", " retrans:%" PRIu32, s->retrans);
+	ds_print_u64(p, DS_ANY, "delivery_rate", " delivery_rate:%" PRIu64 "bps",
+		     s->delivery_rate * 8);
+}
+
 void ds_session_fields(struct ds_print *p, const struct ds_session *s)
 {
 	char rx[24], tx[24], ms[48];
@@ -306,6 +328,8 @@ void ds_session_fields(struct ds_print *p, const struct ds_session *s)
 	ds_print_bool(p, DS_JSON, "scope", NULL, s->scope);
 	ds_print_hex(p, DS_JSON, "cookie", NULL, s->cookie);
 	ds_sess_smc_mode(p, s);
+	if (s->has_tcp)
+		ds_sess_tcp(p, s);
 }
 
 /* A session: a row of show sessions or of watch sessions. */

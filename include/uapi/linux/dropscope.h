@@ -320,6 +320,12 @@
  *     DROPSCOPE_SESSION_A_SCOPE: NLA_FLAG, the socket belonged to the
  *         scoped cgroup (DROPSCOPE_A_SCOPE_CGROUP), or one below it, at the
  *         session's birth (an accepted socket has its listener's cgroup)
+ *     In DROPSCOPE_CMD_SESSIONS_GET only, the transport state read from
+ *     the socket at the dump, as tcp_get_info() (ss -ti) reads it, all
+ *     NLA_U32 but the last: DROPSCOPE_SESSION_A_RTT_US (srtt_us >> 3),
+ *     _RTTVAR_US (mdev_us >> 2), _CWND, _SSTHRESH (0x7fffffff: not yet
+ *     set), _SND_WND, _RCV_WND, _UNACKED (packets_out), _LOST (lost_out),
+ *     _RETRANS (retrans_out), _DELIVERY_RATE (NLA_U64, bytes a second)
  *
  * DROPSCOPE_A_SMC (all NLA_U64 unless noted):
  *     DROPSCOPE_SMC_A_HOOKED: NLA_U8, the SMC tracepoints hooked: 4 while
@@ -618,6 +624,16 @@ enum dropscope_session_attr {
 	DROPSCOPE_SESSION_A_SMC_MODE,
 	DROPSCOPE_SESSION_A_SMC_REASON,
 	DROPSCOPE_SESSION_A_SCOPE,
+	DROPSCOPE_SESSION_A_RTT_US,
+	DROPSCOPE_SESSION_A_RTTVAR_US,
+	DROPSCOPE_SESSION_A_CWND,
+	DROPSCOPE_SESSION_A_SSTHRESH,
+	DROPSCOPE_SESSION_A_SND_WND,
+	DROPSCOPE_SESSION_A_RCV_WND,
+	DROPSCOPE_SESSION_A_UNACKED,
+	DROPSCOPE_SESSION_A_LOST,
+	DROPSCOPE_SESSION_A_RETRANS,
+	DROPSCOPE_SESSION_A_DELIVERY_RATE,
 	__DROPSCOPE_SESSION_A_MAX
 };
 
