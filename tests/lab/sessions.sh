@@ -515,7 +515,7 @@ test_sessions_tcpstate() {
 	ss = {}
 	for head, info in zip(lines[0::2], lines[1::2]):
 	    f = head.split()
-	    l, r = int(f[3].rsplit(":", 1)[1]), int(f[4].rsplit(":", 1)[1])
+	    l, r = int(f[-2].rsplit(":", 1)[1]), int(f[-1].rsplit(":", 1)[1])
 	    d = dict(re.findall(r"\b(rtt|cwnd|ssthresh|snd_wnd|unacked):([0-9./]+)", info))
 	    rtt, var = d.pop("rtt").split("/")
 	    d["rtt"], d["rttvar"] = float(rtt), float(var)
