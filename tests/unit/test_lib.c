@@ -158,6 +158,35 @@ static void test_session_read(void **state)
 	assert_int_equal(ds_session_parse(c.tb[DROPSCOPE_A_SESSION], &s), 0);
 	assert_true(s.scope);
 	assert_int_equal(s.start_ns, 123456789);
+	assert_false(s.has_tcp);
+	nlmsg_free(m);
+
+	/* a live one's transport state */
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_SESSION);
+	nla_put_u64(m, DROPSCOPE_SESSION_A_COOKIE, 4);
+	nla_put_u8(m, DROPSCOPE_SESSION_A_FAMILY, AF_INET);
+	nla_put_u32(m, DROPSCOPE_SESSION_A_RTT_US, 41);
+	nla_put_u32(m, DROPSCOPE_SESSION_A_CWND, 10);
+	nla_put_u64(m, DROPSCOPE_SESSION_A_DELIVERY_RATE, 1000);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_session_parse(c.tb[DROPSCOPE_A_SESSION], &s), 0);
+	assert_true(s.has_tcp);
+	assert_int_equal(s.rtt_us, 41);
+	assert_int_equal(s.cwnd, 10);
+	assert_int_equal(s.delivery_rate, 1000);
+	nlmsg_free(m);
+
+	/* an rtt of two bytes, where the family says four */
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_SESSION);
+	nla_put_u64(m, DROPSCOPE_SESSION_A_COOKIE, 5);
+	nla_put_u8(m, DROPSCOPE_SESSION_A_FAMILY, AF_INET);
+	nla_put_u16(m, DROPSCOPE_SESSION_A_RTT_US, 41);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_session_parse(c.tb[DROPSCOPE_A_SESSION], &s), -EINVAL);
 	nlmsg_free(m);
 
 	/* a comm without its NUL */
