@@ -677,20 +677,23 @@ static void ds_tcp_fold(void)
 {
 }
 
-/* The transport state of a live session. */
+/* The transport state of a live session: one struct, as INET_DIAG_INFO. */
 static int ds_sess_put_tcp(struct sk_buff *skb, const struct ds_sess_info *s)
 {
-	return nla_put_u32(skb, DROPSCOPE_SESSION_A_RTT_US, s->rtt_us) ||
-	       nla_put_u32(skb, DROPSCOPE_SESSION_A_RTTVAR_US, s->rttvar_us) ||
-	       nla_put_u32(skb, DROPSCOPE_SESSION_A_CWND, s->snd_cwnd) ||
-	       nla_put_u32(skb, DROPSCOPE_SESSION_A_SSTHRESH, s->snd_ssthresh) ||
-	       nla_put_u32(skb, DROPSCOPE_SESSION_A_SND_WND, s->snd_wnd) ||
-	       nla_put_u32(skb, DROPSCOPE_SESSION_A_RCV_WND, s->rcv_wnd) ||
-	       nla_put_u32(skb, DROPSCOPE_SESSION_A_UNACKED, s->unacked) ||
-	       nla_put_u32(skb, DROPSCOPE_SESSION_A_LOST, s->lost) ||
-	       nla_put_u32(skb, DROPSCOPE_SESSION_A_RETRANS, s->retrans) ||
-	       nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_DELIVERY_RATE,
-				 s->delivery_rate, DROPSCOPE_SESSION_A_PAD);
+	const struct dropscope_tcp_state t = {
+		.rtt_us = s->rtt_us,
+		.rttvar_us = s->rttvar_us,
+		.snd_cwnd = s->snd_cwnd,
+		.snd_ssthresh = s->snd_ssthresh,
+		.snd_wnd = s->snd_wnd,
+		.rcv_wnd = s->rcv_wnd,
+		.unacked = s->unacked,
+		.lost = s->lost,
+		.retrans = s->retrans,
+		.delivery_rate = s->delivery_rate,
+	};
+
+	return nla_put(skb, DROPSCOPE_SESSION_A_TCP, sizeof(t), &t);
 }
 
 /* Put one session nest: a struct ds_sess_info (for ds_round_put() too). */

@@ -790,6 +790,9 @@ static void test_sessions_print(void **state)
 		"\"rtt\":0.041,\"rttvar\":0.02,\"cwnd\":10,\"snd_wnd\":65536,"
 		"\"rcv_wnd\":65483,\"unacked\":0,\"lost\":0,\"retrans\":0,"
 		"\"delivery_rate\":8000}]\n");
+	assert_renders(false, print_sessions, v,
+		"PID     COMM            LADDR           LPORT RADDR           RPORT     RX_KB     TX_KB RETRANS  DROPS RESETS  STATE              MS\n"
+		"42      tcli7           127.0.0.1        5001 127.0.0.1       40000         4         0       2      3     1/0 CLOSE           2.500 rtt:0.041/0.02 cwnd:10 snd_wnd:65536 rcv_wnd:65483 unacked:0 lost:0 retrans:0 delivery_rate:8000bps\n");
 	assert_renders(true, print_no_sessions, NULL, "[]\n");
 	assert_renders(false, print_no_sessions, NULL, "no sessions\n");
 }

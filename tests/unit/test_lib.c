@@ -126,6 +126,9 @@ static void test_site_read(void **state)
 
 static void test_session_read(void **state)
 {
+	const struct dropscope_tcp_state tcp = {
+		.rtt_us = 41, .snd_cwnd = 10, .delivery_rate = 1000,
+	};
 	struct nl_msg *m = canned_new();
 	struct ds_session s;
 	struct canned c;
@@ -166,9 +169,7 @@ static void test_session_read(void **state)
 	n = nla_nest_start(m, DROPSCOPE_A_SESSION);
 	nla_put_u64(m, DROPSCOPE_SESSION_A_COOKIE, 4);
 	nla_put_u8(m, DROPSCOPE_SESSION_A_FAMILY, AF_INET);
-	nla_put_u32(m, DROPSCOPE_SESSION_A_RTT_US, 41);
-	nla_put_u32(m, DROPSCOPE_SESSION_A_CWND, 10);
-	nla_put_u64(m, DROPSCOPE_SESSION_A_DELIVERY_RATE, 1000);
+	nla_put(m, DROPSCOPE_SESSION_A_TCP, sizeof(tcp), &tcp);
 	nla_nest_end(m, n);
 	canned_parse(&c, m);
 	assert_int_equal(ds_session_parse(c.tb[DROPSCOPE_A_SESSION], &s), 0);
@@ -178,12 +179,12 @@ static void test_session_read(void **state)
 	assert_int_equal(s.delivery_rate, 1000);
 	nlmsg_free(m);
 
-	/* an rtt of two bytes, where the family says four */
+	/* a state too short to hold the windows */
 	m = canned_new();
 	n = nla_nest_start(m, DROPSCOPE_A_SESSION);
 	nla_put_u64(m, DROPSCOPE_SESSION_A_COOKIE, 5);
 	nla_put_u8(m, DROPSCOPE_SESSION_A_FAMILY, AF_INET);
-	nla_put_u16(m, DROPSCOPE_SESSION_A_RTT_US, 41);
+	nla_put(m, DROPSCOPE_SESSION_A_TCP, 8, &tcp);
 	nla_nest_end(m, n);
 	canned_parse(&c, m);
 	assert_int_equal(ds_session_parse(c.tb[DROPSCOPE_A_SESSION], &s), -EINVAL);

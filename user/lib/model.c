@@ -280,16 +280,8 @@ static const struct nla_policy ds_sess_policy[DROPSCOPE_SESSION_A_MAX + 1] = {
 	[DROPSCOPE_SESSION_A_SMC_MODE] = { .type = NLA_U8 },
 	[DROPSCOPE_SESSION_A_SMC_REASON] = { .type = NLA_U32 },
 	[DROPSCOPE_SESSION_A_SCOPE] = { .type = NLA_FLAG },
-	[DROPSCOPE_SESSION_A_RTT_US] = { .type = NLA_U32 },
-	[DROPSCOPE_SESSION_A_RTTVAR_US] = { .type = NLA_U32 },
-	[DROPSCOPE_SESSION_A_CWND] = { .type = NLA_U32 },
-	[DROPSCOPE_SESSION_A_SSTHRESH] = { .type = NLA_U32 },
-	[DROPSCOPE_SESSION_A_SND_WND] = { .type = NLA_U32 },
-	[DROPSCOPE_SESSION_A_RCV_WND] = { .type = NLA_U32 },
-	[DROPSCOPE_SESSION_A_UNACKED] = { .type = NLA_U32 },
-	[DROPSCOPE_SESSION_A_LOST] = { .type = NLA_U32 },
-	[DROPSCOPE_SESSION_A_RETRANS] = { .type = NLA_U32 },
-	[DROPSCOPE_SESSION_A_DELIVERY_RATE] = { .type = NLA_U64 },
+	/* the fields its length covers: the struct only grows */
+	[DROPSCOPE_SESSION_A_TCP] = { .type = NLA_BINARY },
 };
 
 static uint64_t ds_u64(struct nlattr **tb, int a)
@@ -358,17 +350,27 @@ int ds_session_parse(struct nlattr *nest, struct ds_session *s)
 		s->rport = nla_get_u16(tb[DROPSCOPE_SESSION_A_DPORT]);
 	s->closed = tb[DROPSCOPE_SESSION_A_CLOSED];
 	s->scope = tb[DROPSCOPE_SESSION_A_SCOPE];
-	s->has_tcp = tb[DROPSCOPE_SESSION_A_RTT_US] && tb[DROPSCOPE_SESSION_A_CWND];
-	s->rtt_us = ds_u32(tb, DROPSCOPE_SESSION_A_RTT_US);
-	s->rttvar_us = ds_u32(tb, DROPSCOPE_SESSION_A_RTTVAR_US);
-	s->cwnd = ds_u32(tb, DROPSCOPE_SESSION_A_CWND);
-	s->ssthresh = ds_u32(tb, DROPSCOPE_SESSION_A_SSTHRESH);
-	s->snd_wnd = ds_u32(tb, DROPSCOPE_SESSION_A_SND_WND);
-	s->rcv_wnd = ds_u32(tb, DROPSCOPE_SESSION_A_RCV_WND);
-	s->unacked = ds_u32(tb, DROPSCOPE_SESSION_A_UNACKED);
-	s->lost = ds_u32(tb, DROPSCOPE_SESSION_A_LOST);
-	s->retrans = ds_u32(tb, DROPSCOPE_SESSION_A_RETRANS);
-	s->delivery_rate = ds_u64(tb, DROPSCOPE_SESSION_A_DELIVERY_RATE);
+	if (tb[DROPSCOPE_SESSION_A_TCP]) {
+		struct dropscope_tcp_state t = { 0 };
+		int n = nla_len(tb[DROPSCOPE_SESSION_A_TCP]);
+
+		/* at least up to the window: older fields are never dropped */
+		if (n < (int)offsetof(struct dropscope_tcp_state, unacked))
+			return -EINVAL;
+		memcpy(&t, nla_data(tb[DROPSCOPE_SESSION_A_TCP]),
+		       n < (int)sizeof(t) ? (size_t)n : sizeof(t));
+		s->has_tcp = true;
+		s->rtt_us = t.rtt_us;
+		s->rttvar_us = t.rttvar_us;
+		s->cwnd = t.snd_cwnd;
+		s->ssthresh = t.snd_ssthresh;
+		s->snd_wnd = t.snd_wnd;
+		s->rcv_wnd = t.rcv_wnd;
+		s->unacked = t.unacked;
+		s->lost = t.lost;
+		s->retrans = t.retrans;
+		s->delivery_rate = t.delivery_rate;
+	}
 	if (tb[DROPSCOPE_SESSION_A_SMC_MODE])
 		s->smc_mode = nla_get_u8(tb[DROPSCOPE_SESSION_A_SMC_MODE]);
 	s->smc_reason = ds_u32(tb, DROPSCOPE_SESSION_A_SMC_REASON);

@@ -357,6 +357,60 @@ static void ds_sess_cell(struct ds_cell *c, char **q, const char *s, size_t n,
 }
 
 /* v in decimal into cell c at *q, then the character tail unless NUL. */
+/* Append word and v's digits at *q. */
+static void ds_sess_put(char **q, const char *word, uint64_t v)
+{
+	char d[24], *s = ds_print_dec(d, v);
+	size_t n = strlen(word);
+
+	memcpy(*q, word, n);
+	*q += n;
+	n = (size_t)(d + 23 - s);
+	memcpy(*q, s, n);
+	*q += n;
+}
+
+/* Microseconds as ms the way %g writes them below 1000 s: "0.041", "12". */
+static void ds_sess_put_ms(char **q, const char *word, uint32_t us)
+{
+	char d[24], *f;
+	size_t n;
+
+	ds_sess_put(q, word, us / 1000);
+	if (!(us % 1000))
+		return;
+	f = ds_print_dec(d, 1000 + us % 1000) + 1;
+	for (n = 3; f[n - 1] == '0'; n--)
+		;
+	*(*q)++ = '.';
+	memcpy(*q, f, n);
+	*q += n;
+}
+
+/*
+ * A live session's transport state, as ss -ti prints it (ssthresh only
+ * once set): into out, at most DS_SESS_STATE bytes; returns its length.
+ */
+#define DS_SESS_STATE	200
+static size_t ds_sess_state(char *out, const struct ds_session *s)
+{
+	char *q = out;
+
+	ds_sess_put_ms(&q, "rtt:", s->rtt_us);
+	ds_sess_put_ms(&q, "/", s->rttvar_us);
+	ds_sess_put(&q, " cwnd:", s->cwnd);
+	if (s->ssthresh < 0x7fffffff)
+		ds_sess_put(&q, " ssthresh:", s->ssthresh);
+	ds_sess_put(&q, " snd_wnd:", s->snd_wnd);
+	ds_sess_put(&q, " rcv_wnd:", s->rcv_wnd);
+	ds_sess_put(&q, " unacked:", s->unacked);
+	ds_sess_put(&q, " lost:", s->lost);
+	ds_sess_put(&q, " retrans:", s->retrans);
+	ds_sess_put(&q, " delivery_rate:", s->delivery_rate * 8);
+	memcpy(q, "bps", 4);
+	return (size_t)(q - out) + 3;
+}
+
 static void ds_sess_dec(struct ds_cell *c, char **q, uint64_t v, char tail)
 {
 	char d[24], *s = ds_print_dec(d, v);
@@ -379,7 +433,7 @@ static size_t ds_sess_row(void *arg, size_t r, struct ds_cell *c, char *buf)
 {
 	const struct ds_session *s = (const struct ds_session *)arg + r;
 	const char *state = ds_tcp_state_name(s->state);
-	char *q = buf, ms[48], mode[32];
+	char *q = buf, ms[48], mode[32 + 1 + DS_SESS_STATE];
 	size_t n;
 
 	ds_sess_dec(&c[0], &q, s->pid, '\0');
@@ -399,6 +453,11 @@ static size_t ds_sess_row(void *arg, size_t r, struct ds_cell *c, char *buf)
 	ds_sess_cell(&c[13], &q, ms, strlen(ms), false);
 	/* the rest, a string: the SMC mode, as ds_sess_smc_mode() prints it */
 	n = ds_sess_mode(mode, s);
+	if (s->has_tcp) {
+		if (n)
+			mode[n++] = ' ';
+		n += ds_sess_state(mode + n, s);
+	}
 	if (n) {
 		ds_sess_cell(&c[14], &q, mode, n + 1, false);
 		c[14].len = n;

@@ -320,12 +320,12 @@
  *     DROPSCOPE_SESSION_A_SCOPE: NLA_FLAG, the socket belonged to the
  *         scoped cgroup (DROPSCOPE_A_SCOPE_CGROUP), or one below it, at the
  *         session's birth (an accepted socket has its listener's cgroup)
- *     In DROPSCOPE_CMD_SESSIONS_GET only, the transport state read from
- *     the socket at the dump, as tcp_get_info() (ss -ti) reads it, all
- *     NLA_U32 but the last: DROPSCOPE_SESSION_A_RTT_US (srtt_us >> 3),
- *     _RTTVAR_US (mdev_us >> 2), _CWND, _SSTHRESH (0x7fffffff: not yet
- *     set), _SND_WND, _RCV_WND, _UNACKED (packets_out), _LOST (lost_out),
- *     _RETRANS (retrans_out), _DELIVERY_RATE (NLA_U64, bytes a second)
+ *     DROPSCOPE_SESSION_A_TCP: binary, struct dropscope_tcp_state, in
+ *         DROPSCOPE_CMD_SESSIONS_GET only: the transport state read from
+ *         the socket at the dump, as tcp_get_info() (ss -ti) reads it. One
+ *         attribute, as INET_DIAG_INFO carries struct tcp_info: a dump of
+ *         tens of thousands of sessions pays for each attribute. A reader
+ *         takes the fields its length covers; the struct only grows.
  *
  * DROPSCOPE_A_SMC (all NLA_U64 unless noted):
  *     DROPSCOPE_SMC_A_HOOKED: NLA_U8, the SMC tracepoints hooked: 4 while
@@ -429,6 +429,8 @@
  */
 #ifndef _UAPI_LINUX_DROPSCOPE_H
 #define _UAPI_LINUX_DROPSCOPE_H
+
+#include <linux/types.h>
 
 #define DROPSCOPE_GENL_NAME		"dropscope"
 #define DROPSCOPE_GENL_VERSION		1
@@ -624,16 +626,7 @@ enum dropscope_session_attr {
 	DROPSCOPE_SESSION_A_SMC_MODE,
 	DROPSCOPE_SESSION_A_SMC_REASON,
 	DROPSCOPE_SESSION_A_SCOPE,
-	DROPSCOPE_SESSION_A_RTT_US,
-	DROPSCOPE_SESSION_A_RTTVAR_US,
-	DROPSCOPE_SESSION_A_CWND,
-	DROPSCOPE_SESSION_A_SSTHRESH,
-	DROPSCOPE_SESSION_A_SND_WND,
-	DROPSCOPE_SESSION_A_RCV_WND,
-	DROPSCOPE_SESSION_A_UNACKED,
-	DROPSCOPE_SESSION_A_LOST,
-	DROPSCOPE_SESSION_A_RETRANS,
-	DROPSCOPE_SESSION_A_DELIVERY_RATE,
+	DROPSCOPE_SESSION_A_TCP,
 	__DROPSCOPE_SESSION_A_MAX
 };
 
@@ -746,6 +739,21 @@ enum dropscope_packet_attr {
 };
 
 #define DROPSCOPE_PACKET_A_MAX (__DROPSCOPE_PACKET_A_MAX - 1)
+
+/* DROPSCOPE_SESSION_A_TCP: a live session's transport state */
+struct dropscope_tcp_state {
+	__u32 rtt_us;		/* srtt_us >> 3, as tcpi_rtt */
+	__u32 rttvar_us;	/* mdev_us >> 2, as tcpi_rttvar */
+	__u32 snd_cwnd;
+	__u32 snd_ssthresh;	/* 0x7fffffff: not yet set */
+	__u32 snd_wnd;
+	__u32 rcv_wnd;
+	__u32 unacked;		/* packets_out */
+	__u32 lost;		/* lost_out */
+	__u32 retrans;		/* retrans_out */
+	__u32 pad;
+	__u64 delivery_rate;	/* bytes a second, as tcpi_delivery_rate */
+};
 
 #define DROPSCOPE_STACK_DEPTH		32
 #define DROPSCOPE_STACKS_NO_ROOM	64
