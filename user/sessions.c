@@ -49,7 +49,7 @@ int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 {
 	struct ds_sess_filter f = { UINT64_MAX, UINT64_MAX };
 	struct ds_print p = { .f = stdout, .json = ctx->json };
-	bool live = true, closed = false;
+	bool live = true, closed = false, info = false;
 	struct ds_sessions s = { 0 };
 	uint64_t top = UINT64_MAX, masked = 0;
 	size_t i, n = 0;
@@ -70,6 +70,8 @@ int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 			closed = true;
 		} else if (!strcmp(argv[a], "all")) {
 			live = closed = true;
+		} else if (!strcmp(argv[a], "info")) {
+			info = true;
 		} else if (!strcmp(argv[a], "top") && a + 1 < argc) {
 			if (ds_parse_u64(argv[++a], 1, UINT32_MAX, &top))
 				return ds_usage(self, "top needs a positive number");
@@ -106,9 +108,12 @@ int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 		free(s.v);
 		return ds_fail(ctx, err);
 	}
+	/* the transport state: always in JSON, in text with info (ss -i) */
 	for (i = 0; i < s.n; i++)
-		if (ds_sess_match(&f, &s.v[i]))
+		if (ds_sess_match(&f, &s.v[i])) {
+			s.v[i].has_tcp &= info || p.json;
 			s.v[n++] = s.v[i];
+		}
 	s.n = n;
 	qsort(s.v, s.n, sizeof(*s.v), ds_sess_cmp);
 	ds_sessions_print(&p, s.v, s.n, (size_t)top);

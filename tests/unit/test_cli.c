@@ -204,7 +204,7 @@ static void test_complete(void **state)
 	complete(sort, 3, "r", out, sizeof(out));
 	assert_string_equal(out, "rx retrans");
 	complete(sessions, 2, "", out, sizeof(out));
-	assert_string_equal(out, "live closed all top sort pid port");
+	assert_string_equal(out, "live closed all top sort pid port info");
 	complete(l4, 3, "u", out, sizeof(out));
 	assert_string_equal(out, "udp udplite");
 	complete(mask, 4, "", out, sizeof(out));
