@@ -499,6 +499,13 @@ int ds_sess_closed_next(u64 *cursor, struct ds_sess_info *info);
 int ds_sess_put(struct sk_buff *skb, const void *info);
 /* The SMC part tells the session of sk (an SMC socket's TCP) its mode. */
 void ds_sess_smc(const struct sock *sk, u8 mode, u32 reason);
+/*
+ * sock:inet_sock_set_state has one probe (sessions.c) for the sessions and
+ * for SMC's listeners: registered while either holds it, under ds_lock.
+ * After a put, the caller waits with tracepoint_synchronize_unregister().
+ */
+int ds_state_hook_get(void);
+void ds_state_hook_put(void);
 
 /* ---- smc.c: the smc.ko tracepoints ----------------------------------- */
 
@@ -526,6 +533,9 @@ void ds_smc_rx_probe(void *data, const struct smc_sock *smc, size_t len);
 void ds_smc_link_down_probe(void *data, const struct smc_link *lnk,
 			    void *location);
 void ds_smc_check_probes(void);
+/* On while SMC's listeners are watched: the state probe's SMC part. */
+DECLARE_STATIC_KEY_FALSE(ds_smc_listen_key);
+void ds_smc_listen_change(const struct sock *sk, int oldstate, int newstate);
 
 /* ---- capture.c: dropped packets, filtered, to their capturing socket -- */
 

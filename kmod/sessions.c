@@ -6,7 +6,10 @@
  * Hooks: sock:inet_sock_set_state (births, state changes, deaths),
  * tcp:tcp_send_reset and tcp:tcp_receive_reset. None of them is per
  * packet; they are not all exported to modules, so they are found by name.
- * Drops reach sessions from the drop probe (ds_sess_drop()).
+ * The state probe serves SMC's listeners too (ds_smc_listen_change()):
+ * registered once while either needs it (ds_state_hook_get()), it costs a
+ * state change one call, not two; without sessions it returns at a static
+ * branch. Drops reach sessions from the drop probe (ds_sess_drop()).
  *
  * Locking. The table (entries, hash, free list), the ring and the
  * statistics are under tcp.lock, a raw spinlock taken with interrupts
@@ -488,6 +491,12 @@ static void ds_state_probe(void *data, const struct sock *sk,
 {
 	if (sk->sk_protocol != IPPROTO_TCP || sk->sk_type != SOCK_STREAM)
 		return;
+	/* SMC's listeners share the probe: one call a change, not two */
+	if (static_branch_unlikely(&ds_smc_listen_key) &&
+	    (oldstate == TCP_LISTEN || newstate == TCP_LISTEN))
+		ds_smc_listen_change(sk, oldstate, newstate);
+	if (!static_branch_unlikely(&ds_sess_drops_key))
+		return;
 	if (ds_sess_handshake(newstate) || newstate == TCP_CLOSE ||
 	    ds_sess_handshake(oldstate) || in_task())
 		ds_state_change(sk, oldstate, newstate);
@@ -612,17 +621,50 @@ static void ds_sess_clear_live(void)
 	raw_spin_unlock_irqrestore(&tcp.lock, flags);
 }
 
+/* Users of ds_tps[0], sock:inet_sock_set_state: sessions and SMC. */
+static unsigned int ds_state_users;
+
+int ds_state_hook_get(void)
+{
+	int err;
+
+	lockdep_assert_held(&ds_lock);
+	if (!ds_state_users) {
+		if (!ds_tps[0].tp)
+			return -EOPNOTSUPP;
+		err = tracepoint_probe_register(ds_tps[0].tp, ds_tps[0].probe,
+						NULL);
+		if (err)
+			return err;
+	}
+	ds_state_users++;
+	return 0;
+}
+
+void ds_state_hook_put(void)
+{
+	lockdep_assert_held(&ds_lock);
+	if (WARN_ON_ONCE(!ds_state_users) || --ds_state_users)
+		return;
+	tracepoint_probe_unregister(ds_tps[0].tp, ds_tps[0].probe, NULL);
+}
+
 static void ds_tcp_unregister(void)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(ds_tps); i++) {
-		if (ds_tps[i].on)
+		if (ds_tps[i].on && !i)
+			ds_state_hook_put();
+		else if (ds_tps[i].on)
 			tracepoint_probe_unregister(ds_tps[i].tp,
 						    ds_tps[i].probe, NULL);
 		ds_tps[i].on = false;
 	}
-	/* no hook runs on any CPU once this returns */
+	/*
+	 * No hook runs on any CPU once this returns: nor does the state
+	 * probe that SMC may still hold past its ds_sess_drops_key test.
+	 */
 	tracepoint_synchronize_unregister();
 }
 
@@ -641,8 +683,11 @@ static int ds_tcp_attach(struct netlink_ext_ack *extack)
 			err = -EOPNOTSUPP;
 			goto err;
 		}
-		err = tracepoint_probe_register(ds_tps[i].tp, ds_tps[i].probe,
-						NULL);
+		if (!i)
+			err = ds_state_hook_get();
+		else
+			err = tracepoint_probe_register(ds_tps[i].tp,
+							ds_tps[i].probe, NULL);
 		if (err) {
 			NL_SET_ERR_MSG(extack,
 				       "cannot attach to the TCP tracepoints");

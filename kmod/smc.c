@@ -45,7 +45,6 @@
 #include <linux/tracepoint.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
-#include <trace/events/sock.h>
 
 #include <uapi/linux/dropscope.h>
 
@@ -136,8 +135,9 @@ struct ds_smc_devsum {
 };
 
 /*
- * The listeners seen to start listening, and their owners. The probe of
- * inet_sock_set_state adds and removes them in process context; the
+ * The listeners seen to start listening, and their owners. The state
+ * probe (sessions.c, ds_smc_listen_change()) adds and removes them in
+ * process context; the
  * fallback probe looks one up from the kernel worker of the server side.
  */
 #define DS_SMC_LISTENERS	64
@@ -184,7 +184,7 @@ static struct {
 	struct ds_smc_devsum devs[DS_SMC_DEVS_FOLDED];
 	/* set before the probes are hooked, never while they are */
 	struct ds_smc_layout l;
-	struct tracepoint *state_tp;	/* sock:inet_sock_set_state, hooked */
+	bool state_hooked;	/* holds the state probe (sessions.c) */
 	raw_spinlock_t listen_lock;
 	struct ds_smc_listener listeners[DS_SMC_LISTENERS];
 } smc = {
@@ -417,14 +417,15 @@ void ds_smc_rx_probe(void *data, const struct smc_sock *smc, size_t len)
  * owned by that process. A listener that finds the table full has no
  * owner.
  */
-static void ds_smc_state_probe(void *data, const struct sock *sk,
-			       const int oldstate, const int newstate)
+DEFINE_STATIC_KEY_FALSE(ds_smc_listen_key);
+
+/* From the state probe (sessions.c), for a TCP socket to or from LISTEN */
+void ds_smc_listen_change(const struct sock *sk, int oldstate, int newstate)
 {
 	unsigned long flags;
 	u32 i;
 
-	if ((newstate != TCP_LISTEN && oldstate != TCP_LISTEN) ||
-	    sk->sk_protocol != IPPROTO_TCP || !sk->sk_kern_sock)
+	if (!sk->sk_kern_sock)
 		return;
 	raw_spin_lock_irqsave(&smc.listen_lock, flags);
 	for (i = 0; i < DS_SMC_LISTENERS; i++)
@@ -581,22 +582,14 @@ static void ds_smc_find_builtin(struct tracepoint *tp, void *priv)
 		*found = true;
 }
 
+/* The caller waits with tracepoint_synchronize_unregister(). */
 static void ds_smc_state_unhook(void)
 {
-	if (smc.state_tp)
-		tracepoint_probe_unregister(smc.state_tp, ds_smc_state_probe,
-					    NULL);
-	smc.state_tp = NULL;
-}
-
-/* Found by name: its prototype is checked against the header here. */
-static void ds_smc_find_state(struct tracepoint *tp, void *priv)
-{
-	struct tracepoint **state = priv;
-
-	check_trace_callback_type_inet_sock_set_state(ds_smc_state_probe);
-	if (!strcmp(tp->name, "inet_sock_set_state"))
-		*state = tp;
+	if (!smc.state_hooked)
+		return;
+	static_branch_disable(&ds_smc_listen_key);
+	ds_state_hook_put();
+	smc.state_hooked = false;
 }
 
 /* ---- the source: under ds_lock, process context ------------------------ */
@@ -626,7 +619,6 @@ static void ds_smc_clear(void)
 
 static int ds_smc_attach(struct netlink_ext_ack *extack)
 {
-	struct tracepoint *state = NULL;
 	bool builtin = false;
 	int err;
 
@@ -634,10 +626,10 @@ static int ds_smc_attach(struct netlink_ext_ack *extack)
 	if (smc.attached)
 		return 0;
 	/* listeners, for the owners of server sides */
-	for_each_kernel_tracepoint(ds_smc_find_state, &state);
-	if (state && !tracepoint_probe_register(state, ds_smc_state_probe,
-						NULL))
-		smc.state_tp = state;
+	if (!ds_state_hook_get()) {
+		static_branch_enable(&ds_smc_listen_key);
+		smc.state_hooked = true;
+	}
 	/* SMC built into the kernel: its tracepoints are the kernel's */
 	for_each_kernel_tracepoint(ds_smc_find_builtin, &builtin);
 	mutex_lock(&ds_smc_tp_lock);

@@ -22,7 +22,6 @@ mutants=(
 	"sessions.c|sessions.c|sessions.c|inet_sock_set_state|const int oldstate, const int newstate)|const long oldstate, const int newstate)"
 	"sessions.c|sessions.c|sessions.c|tcp_send_reset|static void ds_send_reset_probe(DS_TCP_SEND_RESET_PROBE_ARGS)|static void ds_send_reset_probe(DS_TCP_SEND_RESET_PROBE_ARGS, int more)"
 	"sessions.c|sessions.c|sessions.c|tcp_receive_reset|static void ds_receive_reset_probe(void *data, struct sock *sk)|static void ds_receive_reset_probe(void *data, struct sock *sk, const struct sk_buff *skb)"
-	"smc.c|smc.c|smc.c|inet_sock_set_state|			       const int oldstate, const int newstate)|			       const int oldstate, const u8 newstate)"
 )
 smc_mutants=(
 	"smc.c,dropscope.h|smctp.c|smc.c|smc_switch_to_fallback|			   int fallback_rsn)|			   long fallback_rsn)"

@@ -367,6 +367,24 @@ for s in json.load(sys.stdin):
 		"4 ACTIVE SMCR $holder smcgen;1 LISTEN SMCR $holder smcgen;" "$got"
 }
 
+# SMC without sessions: the state probe that both share (sessions.c) still
+# sees the listeners start listening, so the servers' fallbacks have their
+# listener's owner; and it tells sessions nothing
+test_smc_alone() {
+	local p
+	smc_load
+	setup_module
+	$DS start smc
+	$SG smc 2 6112 100 > /dev/null &
+	p=$!
+	wait $p || abort "smcgen smc failed"
+	$DS -j show smc > "$TMP/alone.json" || abort "show smc failed"
+	check "start smc alone: the owners of the fallbacks, the servers' their listener's" \
+		"0x03030000 client $p smcgen 2;0x05000000 server $p smcgen 2;" \
+		"$(smc_owners "$TMP/alone.json" owners count | tr '\n' ';')"
+	check "start smc alone: no session tracked" "0" "$(stat_of sessions_opened)"
+}
+
 # smc.ko loaded after dropscope started, and removed while dropscope
 # watches: picked up, let go, counted on, and nothing in the kernel log
 test_smc_late() {
