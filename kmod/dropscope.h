@@ -438,6 +438,7 @@ struct ds_sess_info {
 	u8 state;
 	bool closed;
 	bool scope;		/* the scoped cgroup's socket at birth */
+	bool found;		/* open before start, found by it */
 	u8 smc_mode;		/* enum dropscope_smc_mode */
 	u32 smc_reason;		/* with DROPSCOPE_SMC_MODE_FALLBACK */
 	__be16 sport, dport;
@@ -457,6 +458,7 @@ struct ds_sess_stats {
 	u64 overflow;		/* sessions that found the table full */
 	u64 unread;		/* closes overwritten in the ring unread */
 	u64 stale;		/* entries whose socket was not theirs any more */
+	u64 found;		/* of opened, open before start (found by it) */
 	u64 live;
 	u64 drops_masked;	/* drops of sessions the rules masked */
 };

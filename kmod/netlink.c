@@ -279,7 +279,9 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_STACKS_LOST, sk.lost,
 			      DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_STACKS_SITELESS,
-			      sk.siteless, DROPSCOPE_STATS_A_PAD)) {
+			      sk.siteless, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_FOUND,
+			      ss.found, DROPSCOPE_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}

@@ -363,7 +363,7 @@ static void ds_sess_read_tcp(struct ds_sess_info *in, const struct sock *sk)
 	in->has_tcp = true;
 }
 
-static void ds_sess_birth(const struct sock *sk, int state)
+static struct ds_sess *ds_sess_birth(const struct sock *sk, int state)
 {
 	unsigned int cpu;
 	struct ds_sess *e;
@@ -371,7 +371,7 @@ static void ds_sess_birth(const struct sock *sk, int state)
 
 	if (i == U32_MAX) {
 		tcp.st.overflow++;
-		return;
+		return NULL;
 	}
 	e = &tcp.e[i];
 	tcp.free = e->next_free;
@@ -403,6 +403,7 @@ static void ds_sess_birth(const struct sock *sk, int state)
 				 &tcp.hash[hash_ptr(sk, tcp.hash_bits)]);
 	tcp.live++;
 	tcp.st.opened++;
+	return e;
 }
 
 /* Let an entry go: no drop is counted to its session from here on. */
@@ -621,6 +622,121 @@ static void ds_sess_clear_live(void)
 	raw_spin_unlock_irqrestore(&tcp.lock, flags);
 }
 
+/* ---- start: the sessions already open --------------------------------- */
+
+/*
+ * A socket found open at start becomes a session, under its own lock: no
+ * state change of it runs meanwhile, so it is not closed (its TCP_CLOSE
+ * hook run, and missed) between the test and the birth. Its owner is
+ * whoever touches it next in a process context, not this one.
+ */
+static void ds_sess_adopt(struct sock *sk)
+{
+	unsigned long flags;
+	struct ds_sess *e;
+	int state;
+
+	lock_sock(sk);
+	state = sk->sk_state;
+	if (state == TCP_CLOSE || state == TCP_LISTEN || sk_unhashed(sk))
+		goto out;
+	raw_spin_lock_irqsave(&tcp.lock, flags);
+	if (!ds_sess_find(sk)) {
+		e = ds_sess_birth(sk, state);
+		if (e) {
+			e->info.cookie = ds_sk_gen_cookie(sk);
+			e->info.pid = 0;
+			memset(e->info.comm, 0, sizeof(e->info.comm));
+			e->info.found = true;
+			tcp.st.found++;
+		}
+	}
+	raw_spin_unlock_irqrestore(&tcp.lock, flags);
+out:
+	release_sock(sk);
+}
+
+#define DS_WALK_BATCH	16
+
+/*
+ * Walk one TCP established hash as inet_diag does: a bucket at a time,
+ * its full TCP sockets taken (a reference each, DS_WALK_BATCH at most)
+ * under the bucket's lock, then adopted with it dropped; a bucket with
+ * more is walked again past those. Request and TIME_WAIT sockets are no
+ * sessions.
+ */
+static void ds_sess_walk(struct inet_hashinfo *h)
+{
+	struct sock *batch[DS_WALK_BATCH];
+	struct hlist_nulls_node *node;
+	unsigned int b, skip, n, i, num;
+	struct sock *sk;
+
+	for (b = 0; b <= h->ehash_mask; b++) {
+		skip = 0;
+		do {
+			if (hlist_nulls_empty(&h->ehash[b].chain))
+				break;
+			n = 0;
+			num = 0;
+			spin_lock_bh(inet_ehash_lockp(h, b));
+			sk_nulls_for_each(sk, node, &h->ehash[b].chain) {
+				if (!sk_fullsock(sk) ||
+				    sk->sk_protocol != IPPROTO_TCP ||
+				    sk->sk_type != SOCK_STREAM)
+					continue;
+				if (num++ < skip)
+					continue;
+				if (n == DS_WALK_BATCH)
+					break;
+				if (refcount_inc_not_zero(&sk->sk_refcnt))
+					batch[n++] = sk;
+			}
+			spin_unlock_bh(inet_ehash_lockp(h, b));
+			for (i = 0; i < n; i++) {
+				ds_sess_adopt(batch[i]);
+				sock_put(batch[i]);
+			}
+			skip += n;
+			cond_resched();
+		} while (n == DS_WALK_BATCH);
+	}
+}
+
+/*
+ * The sessions open at start, in every network namespace: those that
+ * share the global hash (all of them, unless tcp_child_ehash_entries gave
+ * one its own) in one walk, and each hash of a namespace's own. The hooks
+ * are attached already: a session born meanwhile is found once.
+ */
+static void ds_sess_find_open(void)
+{
+	struct inet_hashinfo *global = init_net.ipv4.tcp_death_row.hashinfo;
+	struct net **nets = NULL, *net;
+	unsigned int n = 0, max = 0, i;
+
+	ds_sess_walk(global);
+	rcu_read_lock();
+	for_each_net_rcu(net)
+		max += net->ipv4.tcp_death_row.hashinfo != global;
+	rcu_read_unlock();
+	if (max)
+		nets = kcalloc(max, sizeof(*nets), GFP_KERNEL);
+	if (!nets)
+		return;
+	rcu_read_lock();
+	for_each_net_rcu(net)
+		if (n < max && net->ipv4.tcp_death_row.hashinfo != global &&
+		    maybe_get_net(net))
+			nets[n++] = net;
+	rcu_read_unlock();
+	for (i = 0; i < n; i++) {
+		ds_sess_walk(nets[i]->ipv4.tcp_death_row.hashinfo);
+		put_net(nets[i]);
+	}
+	kfree(nets);
+}
+
 /* Users of ds_tps[0], sock:inet_sock_set_state: sessions and SMC. */
 static unsigned int ds_state_users;
 
@@ -698,6 +814,7 @@ static int ds_tcp_attach(struct netlink_ext_ack *extack)
 	static_branch_enable(&ds_sess_drops_key);
 	static_branch_inc(&ds_sock_key);
 	tcp.attached = true;
+	ds_sess_find_open();
 	return 0;
 err:
 	ds_tcp_unregister();
@@ -785,6 +902,7 @@ int ds_sess_put(struct sk_buff *skb, const void *arg)
 	    (s->smc_mode == DROPSCOPE_SMC_MODE_FALLBACK &&
 	     nla_put_u32(skb, DROPSCOPE_SESSION_A_SMC_REASON, s->smc_reason)) ||
 	    (s->scope && nla_put_flag(skb, DROPSCOPE_SESSION_A_SCOPE)) ||
+	    (s->found && nla_put_flag(skb, DROPSCOPE_SESSION_A_FOUND)) ||
 	    (s->has_tcp && ds_sess_put_tcp(skb, s))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;

@@ -316,6 +316,7 @@ static const struct {
 	{ DROPSCOPE_STATS_A_STACKS, "stacks", "distinct drop stacks" },
 	{ DROPSCOPE_STATS_A_STACKS_LOST, "stacks_lost", "drops whose stack found no room at all" },
 	{ DROPSCOPE_STATS_A_STACKS_SITELESS, "stacks_siteless", "drops whose stack did not reach the site" },
+	{ DROPSCOPE_STATS_A_SESSIONS_FOUND, "sessions_found", "TCP sessions open before start, found by it" },
 };
 
 #define DS_NSTATS (sizeof(ds_stats_fields) / sizeof(ds_stats_fields[0]))

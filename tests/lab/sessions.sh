@@ -156,6 +156,72 @@ test_sessions_live() {
 	$DS stop
 }
 
+# ss_open_ends: the TCP sockets ss lists that are sessions (neither
+# listening nor TIME-WAIT nor a request), all ports, all namespaces' of this
+# one
+ss_open_ends() {
+	ss -tanH | awk '$1 != "LISTEN" && $1 != "TIME-WAIT" && $1 != "SYN-RECV"' | wc -l
+}
+
+closed_is() { [ "$(stat_of sessions_closed)" = "$1" ]; }
+
+# sessions open before start: found by it, IPv4 and IPv6, with the bytes
+# they had moved already; after more traffic their bytes equal ss -ti's
+test_sessions_found() {
+	local p4 p6 r open
+	need ss
+	setup_module
+	$TG pump 100 5015 1000 > "$TMP/pump4.txt" &
+	p4=$!
+	defer kill_quiet $p4
+	$TG -6 pump 10 5016 700 > "$TMP/pump6.txt" &
+	p6=$!
+	defer kill_quiet $p6
+	wait_for 30 grep -q ready "$TMP/pump4.txt" || abort "tcpgen pump did not get ready"
+	wait_for 30 grep -q ready "$TMP/pump6.txt" || abort "tcpgen -6 pump did not get ready"
+	kill -USR1 $p4 $p6
+	wait_for 60 grep -q "pumped 1" "$TMP/pump4.txt" || abort "tcpgen pump did not pump"
+	wait_for 60 grep -q "pumped 1" "$TMP/pump6.txt" || abort "tcpgen -6 pump did not pump"
+	open=$(ss_open_ends)
+	$DS start tcp
+	check "start found every session open before it, as ss lists them" \
+		"220 $open $open" "$(stat_of sessions_found) $(stat_of sessions_opened) $(stat_of sessions_live)"
+	kill -USR1 $p4 $p6
+	wait_for 60 grep -q "pumped 2" "$TMP/pump4.txt" || abort "tcpgen pump did not pump again"
+	wait_for 60 grep -q "pumped 2" "$TMP/pump6.txt" || abort "tcpgen -6 pump did not pump again"
+	$DS -j show sessions live > "$TMP/found.json"
+	ss -tinH "( sport = :5015 or dport = :5015 or sport = :5016 or dport = :5016 )" > "$TMP/ss.txt"
+	r=$(py - "$TMP/found.json" "$TMP/ss.txt" <<-'PY'
+	import json, re, sys
+	live = [s for s in json.load(open(sys.argv[1])) if {s["lport"], s["rport"]} & {5015, 5016}]
+	lines = open(sys.argv[2]).read().split("\n")
+	ss = {}
+	for i in range(0, len(lines) - 1, 2):
+	    f = lines[i].split()
+	    if len(f) < 5:
+	        continue
+	    lp = int(f[3].rsplit(":", 1)[1]); rp = int(f[4].rsplit(":", 1)[1])
+	    g = lambda k: int(m.group(1)) if (m := re.search(r"\b" + k + r":(\d+)", lines[i + 1])) else 0
+	    ss[(lp, rp)] = (g("bytes_acked"), g("bytes_received"))
+	bad = [s for s in live if ss.get((s["lport"], s["rport"])) != (s["tx_bytes"], s["rx_bytes"])
+	       or not s["found"] or s["state"] != "ESTABLISHED" or s["tx_bytes"] == 0]
+	print(f"{len(live)} live, {len(ss)} in ss, {len(bad)} differ")
+	PY
+	)
+	check "found sessions: their bytes since their birth equal ss -ti's after more traffic" \
+		"220 live, 220 in ss, 0 differ" "$r"
+	# a session born after start is not found
+	$TG run 1 5017 0 > /dev/null
+	check "a session born after start is not marked found" "False" \
+		"$($DS -j show sessions closed port 5017 | json "any(s['found'] for s in d)")"
+	kill $p4 $p6
+	wait $p4 $p6
+	wait_for 10 closed_is 222
+	check "their closes are counted: 220 found, 222 closed" "220 222" \
+		"$(stat_of sessions_found) $(stat_of sessions_closed)"
+	$DS stop
+}
+
 # a tiny table and ring: what does not fit is counted
 test_sessions_overflow() {
 	local holder

@@ -754,7 +754,7 @@ static void test_sessions_print(void **state)
 		"\"rport\":40000,\"state\":\"CLOSE\",\"rx_bytes\":4097,"
 		"\"tx_bytes\":1,\"retransmits\":2,\"drops\":3,"
 		"\"resets_sent\":1,\"resets_received\":0,\"duration_ms\":2,"
-		"\"closed\":true,\"scope\":true,\"cookie\":\"0x1f\"}]\n");
+		"\"closed\":true,\"scope\":true,\"found\":false,\"cookie\":\"0x1f\"}]\n");
 	assert_renders(false, print_sessions, (void *)&test_sess,
 		"PID     COMM            LADDR           LPORT RADDR           RPORT     RX_KB     TX_KB RETRANS  DROPS RESETS  STATE              MS\n"
 		"42      tcli7           127.0.0.1        5001 127.0.0.1       40000         4         0       2      3     1/0 CLOSE           2.500\n");
@@ -768,6 +768,14 @@ static void test_sessions_print(void **state)
 		"PID     COMM            LADDR           LPORT RADDR                    RPORT     RX_KB     TX_KB RETRANS  DROPS RESETS  STATE              MS\n"
 		"42      tcli7           127.0.0.1        5001 127.0.0.1                40000         4         0       2      3     1/0 CLOSE           2.500\n"
 		"1234567 a?b             127.0.0.1        5001 2001:db8::1234:5678:9abc 40000         4         0       2      3     1/0 CLOSE           2.500\n");
+	/* open before start: its age is at least that */
+	v[0] = test_sess;
+	v[0].closed = false;
+	v[0].state = 1;
+	v[0].found = true;
+	assert_renders(false, print_sessions, v,
+		"PID     COMM            LADDR           LPORT RADDR           RPORT     RX_KB     TX_KB RETRANS  DROPS RESETS  STATE              MS\n"
+		"42      tcli7           127.0.0.1        5001 127.0.0.1       40000         4         0       2      3     1/0 ESTABLISHED    >2.500\n");
 	/* a live one's transport state, in ss -ti's names and units */
 	v[0] = test_sess;
 	v[0].closed = false;
@@ -786,7 +794,7 @@ static void test_sessions_print(void **state)
 		"\"rport\":40000,\"state\":\"CLOSE\",\"rx_bytes\":4097,"
 		"\"tx_bytes\":1,\"retransmits\":2,\"drops\":3,"
 		"\"resets_sent\":1,\"resets_received\":0,\"duration_ms\":2,"
-		"\"closed\":false,\"scope\":false,\"cookie\":\"0x1f\","
+		"\"closed\":false,\"scope\":false,\"found\":false,\"cookie\":\"0x1f\","
 		"\"rtt\":0.041,\"rttvar\":0.02,\"cwnd\":10,\"snd_wnd\":65536,"
 		"\"rcv_wnd\":65483,\"unacked\":0,\"lost\":0,\"retrans\":0,"
 		"\"delivery_rate\":8000}]\n");

@@ -160,8 +160,22 @@ static void test_session_read(void **state)
 	canned_parse(&c, m);
 	assert_int_equal(ds_session_parse(c.tb[DROPSCOPE_A_SESSION], &s), 0);
 	assert_true(s.scope);
+	assert_false(s.found);
 	assert_int_equal(s.start_ns, 123456789);
 	assert_false(s.has_tcp);
+	nlmsg_free(m);
+
+	/* a session open before start, found by it */
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_SESSION);
+	nla_put_u64(m, DROPSCOPE_SESSION_A_COOKIE, 3);
+	nla_put_u8(m, DROPSCOPE_SESSION_A_FAMILY, AF_INET);
+	nla_put_flag(m, DROPSCOPE_SESSION_A_FOUND);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_session_parse(c.tb[DROPSCOPE_A_SESSION], &s), 0);
+	assert_true(s.found);
+	assert_false(s.scope);
 	nlmsg_free(m);
 
 	/* a live one's transport state */

@@ -358,6 +358,7 @@ struct ds_session {
 	uint8_t state;
 	bool closed;
 	bool scope;		/* the scoped cgroup's socket at birth */
+	bool found;		/* open before start: its duration is since */
 	uint8_t smc_mode;	/* enum dropscope_smc_mode */
 	uint32_t smc_reason;	/* with DROPSCOPE_SMC_MODE_FALLBACK */
 	char laddr[48], raddr[48];

@@ -280,6 +280,7 @@ static const struct nla_policy ds_sess_policy[DROPSCOPE_SESSION_A_MAX + 1] = {
 	[DROPSCOPE_SESSION_A_SMC_MODE] = { .type = NLA_U8 },
 	[DROPSCOPE_SESSION_A_SMC_REASON] = { .type = NLA_U32 },
 	[DROPSCOPE_SESSION_A_SCOPE] = { .type = NLA_FLAG },
+	[DROPSCOPE_SESSION_A_FOUND] = { .type = NLA_FLAG },
 	/* the fields its length covers: the struct only grows */
 	[DROPSCOPE_SESSION_A_TCP] = { .type = NLA_BINARY },
 };
@@ -350,6 +351,7 @@ int ds_session_parse(struct nlattr *nest, struct ds_session *s)
 		s->rport = nla_get_u16(tb[DROPSCOPE_SESSION_A_DPORT]);
 	s->closed = tb[DROPSCOPE_SESSION_A_CLOSED];
 	s->scope = tb[DROPSCOPE_SESSION_A_SCOPE];
+	s->found = tb[DROPSCOPE_SESSION_A_FOUND];
 	if (tb[DROPSCOPE_SESSION_A_TCP]) {
 		struct dropscope_tcp_state t = { 0 };
 		int n = nla_len(tb[DROPSCOPE_SESSION_A_TCP]);

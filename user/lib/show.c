@@ -235,7 +235,8 @@ void ds_close_head(struct ds_print *p)
 }
 
 /* Milliseconds with three decimals, rounded to the nearest microsecond. */
-static void ds_sess_ms(char ms[48], uint64_t ns)
+/* ">MS" for a session open before start: at least that long */
+static void ds_sess_ms(char ms[48], uint64_t ns, bool found)
 {
 	uint64_t us = ns / 1000 + (ns % 1000 >= 500);
 	char a[24], b[24];
@@ -243,6 +244,8 @@ static void ds_sess_ms(char ms[48], uint64_t ns)
 	char *whole = ds_print_dec(a, us / 1000);
 	size_t n = strlen(whole);
 
+	if (found)
+		*ms++ = '>';
 	memcpy(ms, whole, n);
 	ms[n] = '.';
 	memcpy(ms + n + 1, frac, 4);
@@ -302,7 +305,7 @@ void ds_session_fields(struct ds_print *p, const struct ds_session *s)
 {
 	char rx[24], tx[24], ms[48];
 
-	ds_sess_ms(ms, s->duration_ns);
+	ds_sess_ms(ms, s->duration_ns, s->found);
 	ds_print_u32(p, DS_ANY, "pid", "%" PRIu32, s->pid);
 	ds_print_str(p, DS_ANY, "comm", "%s", s->comm);
 	ds_print_str(p, DS_JSON, "family", NULL,
@@ -326,6 +329,7 @@ void ds_session_fields(struct ds_print *p, const struct ds_session *s)
 			s->duration_ns / 1000000, ms);
 	ds_print_bool(p, DS_JSON, "closed", NULL, s->closed);
 	ds_print_bool(p, DS_JSON, "scope", NULL, s->scope);
+	ds_print_bool(p, DS_JSON, "found", NULL, s->found);
 	ds_print_hex(p, DS_JSON, "cookie", NULL, s->cookie);
 	ds_sess_smc_mode(p, s);
 	if (s->has_tcp)
@@ -449,7 +453,7 @@ static size_t ds_sess_row(void *arg, size_t r, struct ds_cell *c, char *buf)
 	ds_sess_dec(&c[10], &q, s->resets_sent, '/');
 	ds_sess_dec(&c[11], &q, s->resets_received, '\0');
 	ds_sess_cell(&c[12], &q, state, strlen(state), false);
-	ds_sess_ms(ms, s->duration_ns);
+	ds_sess_ms(ms, s->duration_ns, s->found);
 	ds_sess_cell(&c[13], &q, ms, strlen(ms), false);
 	/* the rest, a string: the SMC mode, as ds_sess_smc_mode() prints it */
 	n = ds_sess_mode(mode, s);

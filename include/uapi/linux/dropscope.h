@@ -326,6 +326,11 @@
  *         attribute, as INET_DIAG_INFO carries struct tcp_info: a dump of
  *         tens of thousands of sessions pays for each attribute. A reader
  *         takes the fields its length covers; the struct only grows.
+ *     DROPSCOPE_SESSION_A_FOUND: NLA_FLAG, the session was open before
+ *         start, which found it in the kernel's TCP socket hashes: its
+ *         START_NS is that start's, its owner unknown until a process
+ *         context touches it; its bytes and retransmits are its socket's
+ *         own counters, since the socket's birth
  *
  * DROPSCOPE_A_SMC (all NLA_U64 unless noted):
  *     DROPSCOPE_SMC_A_HOOKED: NLA_U8, the SMC tracepoints hooked: 4 while
@@ -410,6 +415,8 @@
  *         before anyone read them
  *     DROPSCOPE_STATS_A_SESSIONS_STALE: entries whose socket turned out
  *         not to be theirs any more (a close that was not seen)
+ *     DROPSCOPE_STATS_A_SESSIONS_FOUND: of the sessions opened, those
+ *         open before start, found by it (DROPSCOPE_SESSION_A_FOUND)
  *     DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED: drops of tracked sessions
  *         that the mask rules in effect masked (the verdict the drop's site
  *         gets); they are in no session's DROPSCOPE_SESSION_A_DROPS
@@ -561,6 +568,7 @@ enum dropscope_stats_attr {
 	DROPSCOPE_STATS_A_STACKS,
 	DROPSCOPE_STATS_A_STACKS_LOST,
 	DROPSCOPE_STATS_A_STACKS_SITELESS,
+	DROPSCOPE_STATS_A_SESSIONS_FOUND,
 	__DROPSCOPE_STATS_A_MAX
 };
 
@@ -627,6 +635,7 @@ enum dropscope_session_attr {
 	DROPSCOPE_SESSION_A_SMC_REASON,
 	DROPSCOPE_SESSION_A_SCOPE,
 	DROPSCOPE_SESSION_A_TCP,
+	DROPSCOPE_SESSION_A_FOUND,
 	__DROPSCOPE_SESSION_A_MAX
 };
 
