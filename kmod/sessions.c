@@ -47,16 +47,19 @@
  * even if it was freed and reused, and the cookie tells.
  *
  * Owner: the process that connected (current at SYN_SENT, in process
- * context). A passive session is born in softirq; its owner is the first
- * process context in which one of the hooks runs for it: a state change
- * (close(), shutdown()) or a reset sent (an abortive close). Until then,
- * and when no process ever touched it before it closed, the PID is 0.
+ * context). A passive session is born in softirq; its owner is the process
+ * that accepts it (ds_accept_pre(), a kprobe). One nobody accepted, or
+ * found at start, is owned by the process context in which its close runs
+ * or it sends a reset. Without the kprobe, a passive session is owned by
+ * the first process context in which a state change or a reset of it
+ * runs. Until then, and when no process ever touched it, the PID is 0.
  */
 
 /* KBUILD_MODNAME is "kmod/dropscope": the module's name is dropscope */
 #define pr_fmt(fmt) "dropscope: " fmt
 
 #include <linux/hash.h>
+#include <linux/kprobes.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -121,6 +124,8 @@ static struct {
 };
 
 DEFINE_STATIC_KEY_FALSE(ds_sess_drops_key);
+/* on while the accept hook gives passive sessions their owner */
+static DEFINE_STATIC_KEY_FALSE(ds_accept_key);
 
 /* Each CPU's drop cells, one per entry (too many for alloc_percpu()). */
 static DEFINE_PER_CPU(local64_t *, ds_cells);
@@ -499,8 +504,58 @@ static void ds_state_probe(void *data, const struct sock *sk,
 	if (!static_branch_unlikely(&ds_sess_drops_key))
 		return;
 	if (ds_sess_handshake(newstate) || newstate == TCP_CLOSE ||
-	    ds_sess_handshake(oldstate) || in_task())
+	    ds_sess_handshake(oldstate) ||
+	    (in_task() && !static_branch_likely(&ds_accept_key)))
 		ds_state_change(sk, oldstate, newstate);
+}
+
+/*
+ * accept(): the process that accepts a passive session owns it, as ss -p
+ * would show it. The child is grafted onto the new socket in the accepting
+ * process's context, sock_graft() calling security_sock_graft() (6.1 to
+ * mainline): an entry probe there, with the child as its first argument.
+ * A kernel thread accepting (an SMC listener's worker) owns nothing.
+ */
+static int ds_accept_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	const struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+	unsigned long flags;
+	struct ds_sess *e;
+
+	if (!sk || sk->sk_protocol != IPPROTO_TCP ||
+	    sk->sk_type != SOCK_STREAM || (current->flags & PF_KTHREAD))
+		return 0;
+	raw_spin_lock_irqsave(&tcp.lock, flags);
+	e = ds_sess_find(sk);
+	if (e && ds_sess_identity(e, sk))
+		ds_sess_owner(&e->info);
+	raw_spin_unlock_irqrestore(&tcp.lock, flags);
+	return 0;
+}
+
+static struct kprobe ds_accept_kp;
+
+/* A kprobe is registered from a clean struct each time. */
+static void ds_accept_attach(void)
+{
+	memset(&ds_accept_kp, 0, sizeof(ds_accept_kp));
+	ds_accept_kp.symbol_name = "security_sock_graft";
+	ds_accept_kp.pre_handler = ds_accept_pre;
+	if (register_kprobe(&ds_accept_kp)) {
+		ds_accept_kp.addr = NULL;
+		return;
+	}
+	static_branch_enable(&ds_accept_key);
+}
+
+/* Returns once no handler runs (unregister_kprobe() waits for them). */
+static void ds_accept_detach(void)
+{
+	if (!ds_accept_kp.addr)
+		return;
+	static_branch_disable(&ds_accept_key);
+	unregister_kprobe(&ds_accept_kp);
+	ds_accept_kp.addr = NULL;
 }
 
 /*
@@ -769,6 +824,7 @@ static void ds_tcp_unregister(void)
 {
 	size_t i;
 
+	ds_accept_detach();
 	for (i = 0; i < ARRAY_SIZE(ds_tps); i++) {
 		if (ds_tps[i].on && !i)
 			ds_state_hook_put();
@@ -811,6 +867,7 @@ static int ds_tcp_attach(struct netlink_ext_ack *extack)
 		}
 		ds_tps[i].on = true;
 	}
+	ds_accept_attach();
 	static_branch_enable(&ds_sess_drops_key);
 	static_branch_inc(&ds_sock_key);
 	tcp.attached = true;

@@ -34,7 +34,7 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	alert_threshold alert_top alert_ratelimit watch_order
 	sessions_exact sessions_live sessions_overflow sessions_parts
 	sessions_top sessions_top_tty sessions_top_missed sessions_unload
-	sessions_masked sessions_bad_params sessions_tcpstate sessions_found smc_absent smc_fallbacks smc_sockets
+	sessions_masked sessions_bad_params sessions_tcpstate sessions_found sessions_accept_owner smc_absent smc_fallbacks smc_sockets
 	smc_watch smc_r smc_alone smc_late smc_masks
 	capture_filter capture_overflow capture_two capture_masks capture_bad
 	capture_jumbo capture_unload

@@ -139,16 +139,15 @@ test_sessions_live() {
 	    # retrans:CUR/TOTAL, only when one is not 0: the total retransmits
 	    r = re.search(r"\bretrans:\d+/(\d+)", lines[i + 1])
 	    ss[(lp, rp)] = (g("bytes_acked"), g("bytes_received"), int(r.group(1)) if r else 0)
-	# the owner of a passive end is known once a process closes it
+	# both ends are thold's: it connected, and it accepted
 	bad = [s for s in live if ss.get((s["lport"], s["rport"]))
 	       != (s["tx_bytes"], s["rx_bytes"], s["retransmits"])
 	       or s["state"] != "ESTABLISHED"
-	       or (s["rport"] == 5007 and (s["pid"], s["comm"]) != (pid, "thold"))
-	       or (s["lport"] == 5007 and s["pid"] != 0)]
+	       or (s["pid"], s["comm"]) != (pid, "thold")]
 	print(f"{len(live)} live, {len(ss)} in ss, {len(bad)} differ")
 	PY
 	)
-	check "sessions: live bytes equal ss -ti, active owner thold" "10 live, 10 in ss, 0 differ" "$r"
+	check "sessions: live bytes equal ss -ti, both ends owned by thold" "10 live, 10 in ss, 0 differ" "$r"
 	kill $holder
 	wait $holder
 	r=$($DS -j show sessions closed port 5007 | json "sorted(set((s['pid'], s['comm']) for s in d)) == [($holder, 'thold')]")
@@ -219,6 +218,57 @@ test_sessions_found() {
 	wait_for 10 closed_is 222
 	check "their closes are counted: 220 found, 222 closed" "220 222" \
 		"$(stat_of sessions_found) $(stat_of sessions_closed)"
+	$DS stop
+}
+
+# A server that accepts and only reads owns its passive ends from the
+# accept, as ss -p shows them; its clients, another process, their active
+# ends; and closed, each end keeps its owner
+test_sessions_accept_owner() {
+	local srv cli r
+	need ss
+	setup_module
+	$DS start tcp
+	cat > "$TMP/acc.py" <<-'PY'
+	import os, socket, sys, time
+	port = int(sys.argv[1])
+	l = socket.socket()
+	l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+	l.bind(("127.0.0.1", port))
+	l.listen(8)
+	if os.fork() == 0:
+	    l.close()
+	    cs = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
+	    for c in cs:
+	        c.sendall(b"x" * 100)
+	    open(sys.argv[2], "w").write("%d\n" % os.getpid())
+	    time.sleep(3600)
+	got = []
+	for _ in range(3):
+	    s, _ = l.accept()
+	    s.recv(100)
+	    got.append(s)
+	print("ready", flush=True)
+	time.sleep(3600)
+	PY
+	python3 "$TMP/acc.py" 5019 "$TMP/acc.cli" > "$TMP/acc.txt" &
+	srv=$!
+	defer kill_quiet $srv
+	wait_for 30 grep -q ready "$TMP/acc.txt" || abort "the reading server did not get ready"
+	wait_for 30 test -s "$TMP/acc.cli" || abort "its clients did not get ready"
+	cli=$(cat "$TMP/acc.cli")
+	defer kill_quiet "$cli"
+	r=$($DS -j show sessions live port 5019 | json "sorted(('srv' if s['lport'] == 5019 else 'cli', s['pid']) for s in d)")
+	check "live: the passive ends are the accepting server's, the active ones its clients'" \
+		"[('cli', $cli), ('cli', $cli), ('cli', $cli), ('srv', $srv), ('srv', $srv), ('srv', $srv)]" "$r"
+	r=$(ss -tnpH "sport = :5019" | grep -c "pid=$srv,")
+	check "ss -p shows the same process holding the passive ends" "3" "$r"
+	kill "$cli" $srv
+	wait $srv
+	wait_for 10 closed_is 6
+	r=$($DS -j show sessions closed port 5019 | json "sorted(('srv' if s['lport'] == 5019 else 'cli', s['pid']) for s in d)")
+	check "closed: each end keeps its owner" \
+		"[('cli', $cli), ('cli', $cli), ('cli', $cli), ('srv', $srv), ('srv', $srv), ('srv', $srv)]" "$r"
 	$DS stop
 }
 

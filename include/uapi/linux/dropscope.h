@@ -294,9 +294,10 @@
  *     DROPSCOPE_SESSION_A_SPORT, _DPORT: NLA_U16, host order
  *     DROPSCOPE_SESSION_A_STATE: NLA_U8, the TCP state (TCP_CLOSE: 7)
  *     DROPSCOPE_SESSION_A_PID, _COMM: the owner: the process that
- *         connected; for a passive session the first process in whose
- *         context a state change or a reset of it ran (close(),
- *         shutdown()); PID 0 until then
+ *         connected; for a passive session the process that accepted it
+ *         (a kernel thread owns nothing); for one nobody accepted, or
+ *         found at start, the process in whose context it closed or sent
+ *         a reset; PID 0 until then
  *     DROPSCOPE_SESSION_A_START_NS: NLA_U64, CLOCK_MONOTONIC at birth
  *     DROPSCOPE_SESSION_A_DURATION_NS: NLA_U64, to the close, or to now
  *     DROPSCOPE_SESSION_A_BYTES_ACKED, _BYTES_RECEIVED: NLA_U64, and
