@@ -351,6 +351,15 @@ test_sessions_watch_states() {
 	check "the watcher gone, no event is recorded" "$n []" \
 		"$(stat_of session_events) $($DS -j status | json "d['session_events']")"
 	check "no session event was lost" "0" "$(stat_of session_events_lost)"
+	# raw requests (DROPSCOPE_CMD_CONFIG_SET 4, DROPSCOPE_A_SESS_EVENTS 31)
+	r=$(nlraw 4 u32:31=4)
+	if [[ $r == "error EINVAL"* ]] && no_events; then
+		ok "an unknown session event is refused, and changes nothing ($r)"
+	else
+		fail "an unknown session event is refused, and changes nothing" "$r"
+	fi
+	check "a socket that asks for events, then closes, is let go" "ok []" \
+		"$(nlraw 4 u32:31=3) $($DS -j status | json "d['session_events']")"
 	$DS stop
 }
 
