@@ -459,6 +459,8 @@ struct ds_sess_stats {
 	u64 unread;		/* closes overwritten in the ring unread */
 	u64 stale;		/* entries whose socket was not theirs any more */
 	u64 found;		/* of opened, open before start (found by it) */
+	u64 events;		/* session events recorded */
+	u64 events_lost;	/* of them, overwritten before a round */
 	u64 live;
 	u64 drops_masked;	/* drops of sessions the rules masked */
 };
@@ -499,6 +501,31 @@ int ds_sess_live_next(u32 *cursor, struct ds_sess_info *info);
 int ds_sess_closed_next(u64 *cursor, struct ds_sess_info *info);
 /* One session nest: a struct ds_sess_info (for ds_round_put() too). */
 int ds_sess_put(struct sk_buff *skb, const void *info);
+/* A session event (DROPSCOPE_A_SESS_EVENT), as the ring keeps it. */
+struct ds_sess_event {
+	u64 ns;
+	u64 cookie;
+	u32 pid;
+	u32 segs;
+	u8 kind;		/* enum dropscope_sess_event_kind */
+	u8 family;
+	u8 oldstate;
+	u8 newstate;
+	__be16 sport, dport;
+	struct in6_addr saddr, daddr;
+	char comm[16];
+};
+
+/*
+ * The session events the socket portid of net wants (mask 0: none), from
+ * DROPSCOPE_CMD_CONFIG_SET; the ones recorded, for CONFIG_GET. Under
+ * ds_lock.
+ */
+struct net;
+int ds_sess_events_set(const struct net *net, u32 portid, u32 mask,
+		       struct netlink_ext_ack *extack);
+u32 ds_sess_events_mask(void);
+
 /* The SMC part tells the session of sk (an SMC socket's TCP) its mode. */
 void ds_sess_smc(const struct sock *sk, u8 mode, u32 reason);
 /*

@@ -35,6 +35,8 @@ static const struct nla_policy ds_config_policy[DROPSCOPE_A_MAX + 1] = {
 	[DROPSCOPE_A_RATELIMIT] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &ds_ratelimit_range),
 	[DROPSCOPE_A_SCOPE_CGROUP] = { .type = NLA_U64 },
+	[DROPSCOPE_A_SESS_EVENTS] =
+		NLA_POLICY_MASK(NLA_U32, DROPSCOPE_SESS_EVENTS_ALL),
 };
 
 static const struct nla_policy ds_start_policy[DROPSCOPE_A_MAX + 1] = {
@@ -166,6 +168,7 @@ static int ds_fill_config(struct sk_buff *msg, const void *arg)
 	     nla_put_u64_64bit(msg, DROPSCOPE_A_SCOPE_CGROUP, ds_scope_id(),
 			       DROPSCOPE_A_PAD)) ||
 	    nla_put_u32(msg, DROPSCOPE_A_STACKS_CAPACITY, ds_stacks_cap) ||
+	    nla_put_u32(msg, DROPSCOPE_A_SESS_EVENTS, ds_sess_events_mask()) ||
 	    nla_put_u8(msg, DROPSCOPE_A_STACKS, ds_stacks_on(&stacks_rule)) ||
 	    (ds_stacks_on(&stacks_rule) && stacks_rule->match &&
 	     ds_put_rule(msg, stacks_rule)))
@@ -196,12 +199,22 @@ static int ds_cmd_config_set(struct sk_buff *skb, struct genl_info *info)
 
 	if (!a[DROPSCOPE_A_INTERVAL_MS] && !a[DROPSCOPE_A_THRESHOLD] &&
 	    !a[DROPSCOPE_A_TOP] && !a[DROPSCOPE_A_RATELIMIT] &&
-	    !a[DROPSCOPE_A_SCOPE_CGROUP]) {
+	    !a[DROPSCOPE_A_SCOPE_CGROUP] && !a[DROPSCOPE_A_SESS_EVENTS]) {
 		NL_SET_ERR_MSG(info->extack,
 			       "no configuration attribute given");
 		return -EINVAL;
 	}
-	/* the one that can fail comes first: then nothing is set */
+	/* the ones that can fail come first: then nothing else is set */
+	if (a[DROPSCOPE_A_SESS_EVENTS]) {
+		err = ds_sess_events_set(genl_info_net(info), info->snd_portid,
+					 nla_get_u32(a[DROPSCOPE_A_SESS_EVENTS]),
+					 info->extack);
+		if (err) {
+			NL_SET_BAD_ATTR(info->extack,
+					a[DROPSCOPE_A_SESS_EVENTS]);
+			return err;
+		}
+	}
 	if (a[DROPSCOPE_A_SCOPE_CGROUP]) {
 		err = ds_scope_set(nla_get_u64(a[DROPSCOPE_A_SCOPE_CGROUP]),
 				   info->extack);
@@ -281,7 +294,11 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_STACKS_SITELESS,
 			      sk.siteless, DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESSIONS_FOUND,
-			      ss.found, DROPSCOPE_STATS_A_PAD)) {
+			      ss.found, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESS_EVENTS,
+			      ss.events, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESS_EVENTS_LOST,
+			      ss.events_lost, DROPSCOPE_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}

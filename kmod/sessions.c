@@ -280,24 +280,41 @@ static bool ds_sess_identity(struct ds_sess *e, const struct sock *sk)
 	return e->info.cookie == ds_sk_cookie(sk);
 }
 
-static void ds_sess_addrs(struct ds_sess_info *in, const struct sock *sk)
+static void ds_sk_ips(struct in6_addr *saddr, struct in6_addr *daddr,
+		      const struct sock *sk)
 {
-	const struct inet_sock *inet = inet_sk(sk);
-
-	in->family = sk->sk_family;
-	in->sport = READ_ONCE(inet->inet_sport);
-	in->dport = READ_ONCE(inet->inet_dport);
-	memset(&in->saddr, 0, sizeof(in->saddr));
-	memset(&in->daddr, 0, sizeof(in->daddr));
+	memset(saddr, 0, sizeof(*saddr));
+	memset(daddr, 0, sizeof(*daddr));
 #if IS_ENABLED(CONFIG_IPV6)
 	if (sk->sk_family == AF_INET6) {
-		in->saddr = sk->sk_v6_rcv_saddr;
-		in->daddr = sk->sk_v6_daddr;
+		*saddr = sk->sk_v6_rcv_saddr;
+		*daddr = sk->sk_v6_daddr;
 		return;
 	}
 #endif
-	in->saddr.s6_addr32[0] = READ_ONCE(inet->inet_saddr);
-	in->daddr.s6_addr32[0] = READ_ONCE(inet->inet_daddr);
+	saddr->s6_addr32[0] = READ_ONCE(sk->sk_rcv_saddr);
+	daddr->s6_addr32[0] = READ_ONCE(sk->sk_daddr);
+}
+
+/* A full socket's addresses and ports, as sock:inet_sock_set_state reads them */
+static void ds_sk_addrs(const struct sock *sk, u8 *family, __be16 *sport,
+			__be16 *dport, struct in6_addr *saddr,
+			struct in6_addr *daddr)
+{
+	const struct inet_sock *inet = inet_sk(sk);
+
+	*family = sk->sk_family;
+	*sport = READ_ONCE(inet->inet_sport);
+	*dport = READ_ONCE(inet->inet_dport);
+	ds_sk_ips(saddr, daddr, sk);
+	if (sk->sk_family == AF_INET)
+		saddr->s6_addr32[0] = READ_ONCE(inet->inet_saddr);
+}
+
+static void ds_sess_addrs(struct ds_sess_info *in, const struct sock *sk)
+{
+	ds_sk_addrs(sk, &in->family, &in->sport, &in->dport, &in->saddr,
+		    &in->daddr);
 }
 
 /*
@@ -484,6 +501,97 @@ static noinline void ds_state_change(const struct sock *sk, int oldstate,
 	raw_spin_unlock_irqrestore(&tcp.lock, flags);
 }
 
+/* ---- session events ---------------------------------------------------- */
+
+#define DS_EV_RING	DROPSCOPE_SESS_EVENTS_RING
+
+/* on while some socket wants state changes, and the tcp part runs */
+static DEFINE_STATIC_KEY_FALSE(ds_ev_states_key);
+
+/* The ring of events, under tcp.lock: head counts every one recorded. */
+static struct ds_sess_event *ds_ev;
+static u64 ds_ev_head;
+static u64 ds_ev_alerted;	/* under ds_lock: head at the last round */
+
+/*
+ * Record an event of sk (a full socket, or a request one for a SYN-ACK:
+ * req), with its session's owner and cookie when it has one. The oldest
+ * event is overwritten when the ring is full: the alert round counts it.
+ */
+static noinline void ds_sess_event(const struct sock *sk,
+				   const struct request_sock *req, u8 kind,
+				   int oldstate, int newstate, u32 segs)
+{
+	struct ds_sess_event *ev;
+	unsigned long flags;
+	struct ds_sess *e;
+
+	raw_spin_lock_irqsave(&tcp.lock, flags);
+	ev = &ds_ev[ds_ev_head++ & (DS_EV_RING - 1)];
+	tcp.st.events++;
+	ev->ns = ktime_get_ns();
+	ev->kind = kind;
+	ev->oldstate = oldstate;
+	ev->newstate = newstate;
+	ev->segs = segs;
+	ev->cookie = 0;
+	ev->pid = 0;
+	memset(ev->comm, 0, sizeof(ev->comm));
+	if (req) {
+		/* a request sock begins with its sock_common (req_to_sk()) */
+		const struct sock *rsk = (const struct sock *)req;
+
+		ev->family = rsk->sk_family;
+		ev->sport = htons(rsk->sk_num);
+		ev->dport = rsk->sk_dport;
+		ds_sk_ips(&ev->saddr, &ev->daddr, rsk);
+	} else {
+		ds_sk_addrs(sk, &ev->family, &ev->sport, &ev->dport,
+			    &ev->saddr, &ev->daddr);
+		e = ds_sess_find(sk);
+		if (e) {
+			ev->cookie = e->info.cookie;
+			ev->pid = e->info.pid;
+			memcpy(ev->comm, e->info.comm, sizeof(ev->comm));
+		}
+	}
+	if (!ev->pid && in_task() && !(current->flags & PF_KTHREAD)) {
+		ev->pid = task_tgid_nr(current);
+		memcpy(ev->comm, current->comm, sizeof(ev->comm));
+		ev->comm[sizeof(ev->comm) - 1] = '\0';
+	}
+	raw_spin_unlock_irqrestore(&tcp.lock, flags);
+}
+
+/* tcp:tcp_retransmit_skb: a retransmit of its segments (total_retrans) */
+static void ds_rtx_probe(void *data, const struct sock *sk,
+			 const struct sk_buff *skb)
+{
+	ds_sess_event(sk, NULL, DROPSCOPE_SESS_EVENT_RETRANS, sk->sk_state,
+		      sk->sk_state, tcp_skb_pcount(skb));
+}
+
+/*
+ * tcp:tcp_retransmit_synack: a SYN-ACK sent again for a request; the
+ * child it becomes starts with these in its total_retrans.
+ */
+static void ds_synack_probe(void *data, const struct sock *sk,
+			    const struct request_sock *req)
+{
+	ds_sess_event(NULL, req, DROPSCOPE_SESS_EVENT_RETRANS, TCP_SYN_RECV,
+		      TCP_SYN_RECV, 1);
+}
+
+/* tcp_send_loss_probe(sk): a tail loss probe's turn, as tcpretrans -l */
+static int ds_tlp_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	const struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+
+	ds_sess_event(sk, NULL, DROPSCOPE_SESS_EVENT_TLP, sk->sk_state,
+		      sk->sk_state, 0);
+	return 0;
+}
+
 /*
  * Every TCP state change comes here, ten of them in a short session, so
  * this part takes no lock and has no frame. A change in softirq between
@@ -503,6 +611,9 @@ static void ds_state_probe(void *data, const struct sock *sk,
 		ds_smc_listen_change(sk, oldstate, newstate);
 	if (!static_branch_unlikely(&ds_sess_drops_key))
 		return;
+	if (static_branch_unlikely(&ds_ev_states_key))
+		ds_sess_event(sk, NULL, DROPSCOPE_SESS_EVENT_STATE, oldstate,
+			      newstate, 0);
 	if (ds_sess_handshake(newstate) || newstate == TCP_CLOSE ||
 	    ds_sess_handshake(oldstate) ||
 	    (in_task() && !static_branch_likely(&ds_accept_key)))
@@ -638,7 +749,13 @@ static struct ds_tp {
 	{ "inet_sock_set_state", ds_state_probe },
 	{ "tcp_send_reset", ds_send_reset_probe },
 	{ "tcp_receive_reset", ds_receive_reset_probe },
+	/* from here on, while some socket wants retransmit events */
+	{ "tcp_retransmit_skb", ds_rtx_probe },
+	{ "tcp_retransmit_synack", ds_synack_probe },
 };
+
+#define DS_TPS_ALWAYS	3
+#define DS_TP_RTX	3
 
 /*
  * The hooks are registered on tracepoints found by name, which checks
@@ -651,6 +768,8 @@ static inline void ds_tps_check(void)
 	check_trace_callback_type_inet_sock_set_state(ds_state_probe);
 	check_trace_callback_type_tcp_send_reset(ds_send_reset_probe);
 	check_trace_callback_type_tcp_receive_reset(ds_receive_reset_probe);
+	check_trace_callback_type_tcp_retransmit_skb(ds_rtx_probe);
+	check_trace_callback_type_tcp_retransmit_synack(ds_synack_probe);
 }
 
 static void ds_tp_find(struct tracepoint *tp, void *priv)
@@ -820,11 +939,173 @@ void ds_state_hook_put(void)
 	tracepoint_probe_unregister(ds_tps[0].tp, ds_tps[0].probe, NULL);
 }
 
+/* ---- who wants session events: under ds_lock -------------------------- */
+
+static struct ds_ev_sock {
+	const struct net *net;
+	u32 portid;
+	u32 mask;		/* 0: a free slot */
+} ds_ev_socks[DROPSCOPE_MAX_EVENT_SOCKS];
+
+static struct kprobe ds_tlp_kp;
+static bool ds_ev_rtx_on;	/* the retransmit hooks are registered */
+
+u32 ds_sess_events_mask(void)
+{
+	u32 i, mask = 0;
+
+	lockdep_assert_held(&ds_lock);
+	for (i = 0; i < ARRAY_SIZE(ds_ev_socks); i++)
+		mask |= ds_ev_socks[i].mask;
+	return mask;
+}
+
+/* The caller waits with tracepoint_synchronize_unregister(). */
+static void ds_ev_rtx_off(void)
+{
+	if (!ds_ev_rtx_on)
+		return;
+	unregister_kprobe(&ds_tlp_kp);
+	tracepoint_probe_unregister(ds_tps[DS_TP_RTX + 1].tp,
+				    ds_tps[DS_TP_RTX + 1].probe, NULL);
+	tracepoint_probe_unregister(ds_tps[DS_TP_RTX].tp,
+				    ds_tps[DS_TP_RTX].probe, NULL);
+	ds_ev_rtx_on = false;
+}
+
+static int ds_ev_rtx_attach(struct netlink_ext_ack *extack)
+{
+	int err;
+
+	if (ds_ev_rtx_on)
+		return 0;
+	if (!ds_tps[DS_TP_RTX].tp || !ds_tps[DS_TP_RTX + 1].tp) {
+		NL_SET_ERR_MSG(extack,
+			       "this kernel lacks tcp:tcp_retransmit_skb or tcp:tcp_retransmit_synack");
+		return -EOPNOTSUPP;
+	}
+	memset(&ds_tlp_kp, 0, sizeof(ds_tlp_kp));
+	ds_tlp_kp.symbol_name = "tcp_send_loss_probe";
+	ds_tlp_kp.pre_handler = ds_tlp_pre;
+	err = tracepoint_probe_register(ds_tps[DS_TP_RTX].tp,
+					ds_tps[DS_TP_RTX].probe, NULL);
+	if (err)
+		goto err;
+	err = tracepoint_probe_register(ds_tps[DS_TP_RTX + 1].tp,
+					ds_tps[DS_TP_RTX + 1].probe, NULL);
+	if (err)
+		goto err_rtx;
+	err = register_kprobe(&ds_tlp_kp);
+	if (err)
+		goto err_synack;
+	ds_ev_rtx_on = true;
+	return 0;
+err_synack:
+	tracepoint_probe_unregister(ds_tps[DS_TP_RTX + 1].tp,
+				    ds_tps[DS_TP_RTX + 1].probe, NULL);
+err_rtx:
+	tracepoint_probe_unregister(ds_tps[DS_TP_RTX].tp,
+				    ds_tps[DS_TP_RTX].probe, NULL);
+err:
+	tracepoint_synchronize_unregister();
+	NL_SET_ERR_MSG(extack, "cannot hook the TCP retransmits");
+	return err;
+}
+
+/*
+ * Make the hooks what the sockets want, while the tcp part runs: on
+ * error, the retransmit hooks stay off.
+ */
+static int ds_ev_apply(struct netlink_ext_ack *extack)
+{
+	u32 want = tcp.attached ? ds_sess_events_mask() : 0;
+	int err = 0;
+
+	if (want & DROPSCOPE_SESS_EVENTS_STATES)
+		static_branch_enable(&ds_ev_states_key);
+	else
+		static_branch_disable(&ds_ev_states_key);
+	if (want & DROPSCOPE_SESS_EVENTS_RETRANS) {
+		err = ds_ev_rtx_attach(extack);
+	} else if (ds_ev_rtx_on) {
+		ds_ev_rtx_off();
+		tracepoint_synchronize_unregister();
+	}
+	return err;
+}
+
+int ds_sess_events_set(const struct net *net, u32 portid, u32 mask,
+		       struct netlink_ext_ack *extack)
+{
+	struct ds_ev_sock *s = NULL, *free = NULL;
+	u32 i, old;
+	int err;
+
+	lockdep_assert_held(&ds_lock);
+	for (i = 0; i < ARRAY_SIZE(ds_ev_socks); i++) {
+		if (!ds_ev_socks[i].mask)
+			free = free ?: &ds_ev_socks[i];
+		else if (ds_ev_socks[i].portid == portid &&
+			 net_eq(ds_ev_socks[i].net, net))
+			s = &ds_ev_socks[i];
+	}
+	if (!s && !mask)
+		return 0;
+	if (!s && !free) {
+		NL_SET_ERR_MSG(extack,
+			       "too many sockets want session events at once");
+		return -ENOSPC;
+	}
+	if (!s) {
+		s = free;
+		s->net = net;
+		s->portid = portid;
+	}
+	old = s->mask;
+	s->mask = mask;
+	err = ds_ev_apply(extack);
+	if (err) {
+		s->mask = old;
+		ds_ev_apply(NULL);
+	}
+	return err;
+}
+
+/* A socket that wanted events is closed: it wants none. */
+static int ds_ev_notify(struct notifier_block *nb, unsigned long event,
+			void *ptr)
+{
+	struct netlink_notify *n = ptr;
+	bool changed = false;
+	u32 i;
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
+		return NOTIFY_DONE;
+	mutex_lock(&ds_lock);
+	for (i = 0; i < ARRAY_SIZE(ds_ev_socks); i++) {
+		if (ds_ev_socks[i].mask && ds_ev_socks[i].portid == n->portid &&
+		    net_eq(ds_ev_socks[i].net, n->net)) {
+			ds_ev_socks[i].mask = 0;
+			changed = true;
+		}
+	}
+	if (changed)
+		ds_ev_apply(NULL);
+	mutex_unlock(&ds_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ds_ev_nb = {
+	.notifier_call = ds_ev_notify,
+};
+
 static void ds_tcp_unregister(void)
 {
 	size_t i;
 
 	ds_accept_detach();
+	static_branch_disable(&ds_ev_states_key);
+	ds_ev_rtx_off();
 	for (i = 0; i < ARRAY_SIZE(ds_tps); i++) {
 		if (ds_tps[i].on && !i)
 			ds_state_hook_put();
@@ -848,7 +1129,7 @@ static int ds_tcp_attach(struct netlink_ext_ack *extack)
 	lockdep_assert_held(&ds_lock);
 	if (tcp.attached)
 		return 0;
-	for (i = 0; i < ARRAY_SIZE(ds_tps); i++) {
+	for (i = 0; i < DS_TPS_ALWAYS; i++) {
 		if (!ds_tps[i].tp) {
 			NL_SET_ERR_MSG(extack,
 				       "this kernel lacks the TCP tracepoints");
@@ -871,6 +1152,8 @@ static int ds_tcp_attach(struct netlink_ext_ack *extack)
 	static_branch_enable(&ds_sess_drops_key);
 	static_branch_inc(&ds_sock_key);
 	tcp.attached = true;
+	/* what sockets asked for while it was stopped; a failure: none */
+	ds_ev_apply(NULL);
 	ds_sess_find_open();
 	return 0;
 err:
@@ -968,6 +1251,73 @@ int ds_sess_put(struct sk_buff *skb, const void *arg)
 	return 0;
 }
 
+/* One event nest. */
+static int ds_ev_put(struct sk_buff *skb, const void *arg)
+{
+	const struct ds_sess_event *ev = arg;
+	int alen = ev->family == AF_INET6 ? 16 : 4;
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, DROPSCOPE_A_SESS_EVENT);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u8(skb, DROPSCOPE_EVENT_A_KIND, ev->kind) ||
+	    nla_put_u64_64bit(skb, DROPSCOPE_EVENT_A_TIME_NS, ev->ns,
+			      DROPSCOPE_EVENT_A_PAD) ||
+	    nla_put_u64_64bit(skb, DROPSCOPE_EVENT_A_COOKIE, ev->cookie,
+			      DROPSCOPE_EVENT_A_PAD) ||
+	    nla_put_u32(skb, DROPSCOPE_EVENT_A_PID, ev->pid) ||
+	    nla_put_string(skb, DROPSCOPE_EVENT_A_COMM, ev->comm) ||
+	    nla_put_u8(skb, DROPSCOPE_EVENT_A_FAMILY, ev->family) ||
+	    nla_put(skb, DROPSCOPE_EVENT_A_SADDR, alen, &ev->saddr) ||
+	    nla_put(skb, DROPSCOPE_EVENT_A_DADDR, alen, &ev->daddr) ||
+	    nla_put_u16(skb, DROPSCOPE_EVENT_A_SPORT, ntohs(ev->sport)) ||
+	    nla_put_u16(skb, DROPSCOPE_EVENT_A_DPORT, ntohs(ev->dport)) ||
+	    nla_put_u8(skb, DROPSCOPE_EVENT_A_OLDSTATE, ev->oldstate) ||
+	    nla_put_u8(skb, DROPSCOPE_EVENT_A_NEWSTATE, ev->newstate) ||
+	    (ev->kind == DROPSCOPE_SESS_EVENT_RETRANS &&
+	     nla_put_u32(skb, DROPSCOPE_EVENT_A_SEGS, ev->segs))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * The events since the last round, in order; those overwritten before it
+ * are counted lost, as are those of a round nobody listens to.
+ */
+static void ds_ev_alert(struct ds_round *round)
+{
+	bool muted = ds_round_muted(round);
+	struct ds_sess_event ev;
+	unsigned long flags;
+	u64 seq = ds_ev_alerted, lost = 0;
+
+	for (;;) {
+		raw_spin_lock_irqsave(&tcp.lock, flags);
+		if (ds_ev_head - seq > DS_EV_RING) {
+			lost += ds_ev_head - DS_EV_RING - seq;
+			seq = ds_ev_head - DS_EV_RING;
+		}
+		if (seq >= ds_ev_head || muted) {
+			lost += muted ? ds_ev_head - seq : 0;
+			seq = ds_ev_head;
+			tcp.st.events_lost += lost;
+			raw_spin_unlock_irqrestore(&tcp.lock, flags);
+			break;
+		}
+		ev = ds_ev[seq & (DS_EV_RING - 1)];
+		raw_spin_unlock_irqrestore(&tcp.lock, flags);
+		seq++;
+		ds_round_put(round, ds_ev_put, &ev);
+	}
+	ds_ev_alerted = seq;
+	if (lost && !muted)
+		ds_round_put_u64(round, DROPSCOPE_A_SESS_EVENTS_LOST_DELTA, lost);
+}
+
 /* Closed sessions since the last round, as many as the ring still has. */
 static void ds_tcp_alert(struct ds_round *round)
 {
@@ -983,6 +1333,7 @@ static void ds_tcp_alert(struct ds_round *round)
 		raw_spin_lock_irqsave(&tcp.lock, flags);
 		tcp.alerted = tcp.head;
 		raw_spin_unlock_irqrestore(&tcp.lock, flags);
+		ds_ev_alert(round);
 		return;
 	}
 	for (;;) {
@@ -1001,6 +1352,7 @@ static void ds_tcp_alert(struct ds_round *round)
 		ds_round_put(round, ds_sess_put, &info);
 	}
 	tcp.alerted = seq;
+	ds_ev_alert(round);
 }
 
 static u64 ds_sess_masked_sum(void)
@@ -1025,8 +1377,10 @@ static void ds_tcp_reset(bool attached)
 	tcp.head = 0;
 	memset(tcp.ring_read, 0, ds_closed_cap * sizeof(*tcp.ring_read));
 	memset(&tcp.st, 0, sizeof(tcp.st));
+	ds_ev_head = 0;
 	raw_spin_unlock_irqrestore(&tcp.lock, flags);
 	tcp.alerted = 0;
+	ds_ev_alerted = 0;
 }
 
 static void ds_tcp_free(void)
@@ -1134,7 +1488,8 @@ int ds_sessions_init(void)
 	tcp.ring = kvcalloc(ds_closed_cap, sizeof(*tcp.ring), GFP_KERNEL);
 	tcp.ring_read = kvcalloc(ds_closed_cap, sizeof(*tcp.ring_read),
 				 GFP_KERNEL);
-	if (!tcp.e || !tcp.hash || !tcp.ring || !tcp.ring_read)
+	ds_ev = kvcalloc(DS_EV_RING, sizeof(*ds_ev), GFP_KERNEL);
+	if (!tcp.e || !tcp.hash || !tcp.ring || !tcp.ring_read || !ds_ev)
 		goto err;
 	for_each_possible_cpu(cpu) {
 		per_cpu(ds_cells, cpu) =
@@ -1151,6 +1506,8 @@ int ds_sessions_init(void)
 	tcp.free = 0;
 	ds_tps_check();
 	for_each_kernel_tracepoint(ds_tp_find, NULL);
+	if (netlink_register_notifier(&ds_ev_nb))
+		goto err;
 	return 0;
 err:
 	ds_sessions_exit();
@@ -1162,6 +1519,10 @@ void ds_sessions_exit(void)
 {
 	unsigned int cpu;
 
+	/* not registered yet when init fails: that is no error here */
+	netlink_unregister_notifier(&ds_ev_nb);
+	kvfree(ds_ev);
+	ds_ev = NULL;
 	for_each_possible_cpu(cpu) {
 		kvfree(per_cpu(ds_cells, cpu));
 		per_cpu(ds_cells, cpu) = NULL;

@@ -109,6 +109,17 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 		     c.closed);
 	ds_print_bool_as(&p, DS_ANY, "stacks", "stacks:     %s\n", c.stacks,
 			 c.stacks ? "on" : "off");
+	/* the session events some watch sessions asked for */
+	ds_print_open_arr(&p, "session_events");
+	ds_print_text(&p, "events:    ");
+	if (c.sess_events & DROPSCOPE_SESS_EVENTS_STATES)
+		ds_print_str(&p, DS_ANY, NULL, " %s", "states");
+	if (c.sess_events & DROPSCOPE_SESS_EVENTS_RETRANS)
+		ds_print_str(&p, DS_ANY, NULL, " %s", "retrans");
+	if (!c.sess_events)
+		ds_print_text(&p, " none");
+	ds_print_text(&p, "\n");
+	ds_print_close_arr(&p);
 	/* a run under way scopes its command's cgroup */
 	ds_print_u64(&p, DS_ANY, "scope", c.scope ?
 		     "scope:      cgroup %" PRIu64 "\n" : "scope:      none\n",
@@ -317,6 +328,8 @@ static const struct {
 	{ DROPSCOPE_STATS_A_STACKS_LOST, "stacks_lost", "drops whose stack found no room at all" },
 	{ DROPSCOPE_STATS_A_STACKS_SITELESS, "stacks_siteless", "drops whose stack did not reach the site" },
 	{ DROPSCOPE_STATS_A_SESSIONS_FOUND, "sessions_found", "TCP sessions open before start, found by it" },
+	{ DROPSCOPE_STATS_A_SESS_EVENTS, "session_events", "TCP session events recorded" },
+	{ DROPSCOPE_STATS_A_SESS_EVENTS_LOST, "session_events_lost", "TCP session events no round carried" },
 };
 
 #define DS_NSTATS (sizeof(ds_stats_fields) / sizeof(ds_stats_fields[0]))
@@ -483,8 +496,8 @@ const struct ds_cmd ds_cmds[] = {
 	  "[interval DURATION] [count N] [timeout DURATION]",
 	  "SMC rates and fallbacks of each interval, until q", 0 },
 	{ "watch sessions", cmd_watch_sessions,
-	  "[pid PID] [port PORT] [count N] [timeout DURATION]",
-	  "print each TCP session as it closes", 0 },
+	  "[states] [retrans] [pid PID] [port PORT] [count N] [timeout DURATION]",
+	  "print each TCP session as it closes, or each state change and retransmit", 0 },
 	{ "watch", cmd_watch, "[rounds N] [timeout DURATION]",
 	  "stream alerts until q, Enter or Ctrl-C", 0 },
 	{ "top", cmd_top,

@@ -131,9 +131,36 @@ int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 struct ds_sess_watch {
 	struct ds_print p;
 	struct ds_sess_filter f;
-	uint64_t seen;		/* closes printed */
+	uint32_t events;	/* DROPSCOPE_SESS_EVENTS_*: events, not closes */
+	uint64_t seen;		/* closes (or events) printed */
 	uint64_t count;		/* stop after this many; 0: never */
 };
+
+/* The events of an alert message, those the filter takes, and the lost. */
+static void ds_sess_events_cb(struct ds_sess_watch *w, const struct ds_alert *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nev; i++) {
+		if (w->count && w->seen == w->count)
+			break;
+		if (!ds_sess_event_match(&w->f, &a->events[i]))
+			continue;
+		ds_sess_event_print(&w->p, &a->events[i]);
+		w->seen++;
+	}
+	if (!a->events_lost)
+		return;
+	if (w->p.json) {
+		ds_print_open_obj(&w->p, NULL);
+		ds_print_u64(&w->p, DS_JSON, "events_lost", NULL,
+			     a->events_lost);
+		ds_print_close_obj(&w->p);
+	} else {
+		ds_print_text(&w->p, "(%" PRIu64 " session events lost: the ring of %u was overwritten before a round)\n",
+			      a->events_lost, DROPSCOPE_SESS_EVENTS_RING);
+	}
+}
 
 static int ds_sess_alert_cb(struct nlattr **tb, struct nlattr *attrs,
 			    int len, void *arg)
@@ -146,6 +173,12 @@ static int ds_sess_alert_cb(struct nlattr **tb, struct nlattr *attrs,
 	err = ds_alert_read(tb, attrs, len, &a);
 	if (err)
 		return err;
+	if (w->events) {
+		ds_sess_events_cb(w, &a);
+		fflush(stdout);
+		ds_alert_free(&a);
+		return 0;
+	}
 	for (i = 0; i < a.nsess; i++) {
 		if (w->count && w->seen == w->count)
 			break;
@@ -191,7 +224,11 @@ int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 			return ds_usage(self, "pid and port need a number");
 		if (r)
 			continue;
-		if (!strcmp(argv[a], "timeout") && a + 1 < argc) {
+		if (!strcmp(argv[a], "states")) {
+			w.events |= DROPSCOPE_SESS_EVENTS_STATES;
+		} else if (!strcmp(argv[a], "retrans")) {
+			w.events |= DROPSCOPE_SESS_EVENTS_RETRANS;
+		} else if (!strcmp(argv[a], "timeout") && a + 1 < argc) {
 			if (ds_parse_duration_ms(argv[++a], &timeout_ms) ||
 			    !timeout_ms)
 				return ds_usage(self, "timeout needs a duration (e.g. 10s)");
@@ -207,7 +244,25 @@ int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 	status = ds_watch_open(&l.nl);
 	if (status)
 		return status;
-	ds_close_head(&w.p);
+	if (w.events) {
+		/* this socket's want: the module lets it go with the socket */
+		status = ds_config_sess_events(l.nl, w.events);
+		if (status) {
+			fprintf(stderr, "dropscope: %s\n", ds_nl_error(l.nl));
+			status = ds_nl_status(status);
+			ds_nl_close(l.nl);
+			return status;
+		}
+		l.what = "TCP session events";
+		if (w.events & DROPSCOPE_SESS_EVENTS_STATES)
+			ds_print_text(&w.p, "%-17s %-7s %-15s %s\n", "TIME", "PID",
+				      "COMM", "LADDR LPORT RADDR RPORT OLDSTATE -> NEWSTATE");
+		if (w.events & DROPSCOPE_SESS_EVENTS_RETRANS)
+			ds_print_text(&w.p, "%-17s %-7s %-15s %s\n", "TIME", "PID",
+				      "COMM", "LADDR:LPORT T> RADDR:RPORT STATE SEGS");
+	} else {
+		ds_close_head(&w.p);
+	}
 	status = ds_watch_loop(&l);
 	ds_nl_close(l.nl);
 	return status;

@@ -34,7 +34,8 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	alert_threshold alert_top alert_ratelimit watch_order
 	sessions_exact sessions_live sessions_overflow sessions_parts
 	sessions_top sessions_top_tty sessions_top_missed sessions_unload
-	sessions_masked sessions_bad_params sessions_tcpstate sessions_found sessions_accept_owner smc_absent smc_fallbacks smc_sockets
+	sessions_masked sessions_bad_params sessions_tcpstate sessions_found sessions_accept_owner
+	sessions_watch_states sessions_watch_retrans smc_absent smc_fallbacks smc_sockets
 	smc_watch smc_r smc_alone smc_late smc_masks
 	capture_filter capture_overflow capture_two capture_masks capture_bad
 	capture_jumbo capture_unload
@@ -403,7 +404,7 @@ count_exactly() {
 
 test_load() {
 	if load; then ok "insmod"; else fail "insmod"; fi
-	check "stopped after load" '{"running":false,"interval_ms":1000,"capacity":4096,"threshold":0,"top":0,"ratelimit":0,"rules":0,"parts":[],"sessions":16384,"closed":4096,"stacks":false,"scope":0,"sessions_drops_masked":0}' \
+	check "stopped after load" '{"running":false,"interval_ms":1000,"capacity":4096,"threshold":0,"top":0,"ratelimit":0,"rules":0,"parts":[],"sessions":16384,"closed":4096,"stacks":false,"session_events":[],"scope":0,"sessions_drops_masked":0}' \
 		"$($DS -j status)"
 }
 

@@ -272,6 +272,152 @@ test_sessions_accept_owner() {
 	$DS stop
 }
 
+# port_done PORT: every session of PORT is closed: ss shows no socket of
+# it but in TIME-WAIT (a lost FIN is sent again seconds later), and
+# dropscope has no live session of it
+port_done() {
+	[ -z "$(ss -Htan exclude time-wait exclude listening "( sport = :$1 or dport = :$1 )")" ] &&
+		[ "$($DS -j show sessions live port "$1" | json 'len(d)')" = 0 ]
+}
+no_events() { [ "$($DS -j status | json "d['session_events']")" = "[]" ]; }
+
+# ev_trace_start NAME FILTER: the kernel's own record of
+# sock:inet_sock_set_state (FILTER: a tracefs filter) in a trace instance
+# of its own, $T/instances/NAME
+ev_trace_start() {
+	local d=$T/instances/$1 e=events/sock/inet_sock_set_state
+	mkdir "$d" || abort "no trace instance $d"
+	defer rmdir "$d"
+	echo "$2" > "$d/$e/filter" || abort "filter refused: $2"
+	echo 1 > "$d/$e/enable" || abort "cannot enable $e in $d"
+	defer sh -c "echo 0 > $d/$e/enable"
+}
+
+# ev_compare WATCH.jsonl TRACE: the state changes watch printed against
+# the trace's, as "N events, M differ": per socket (its ports; both set),
+# in order; and all of them, ports and states, as a multiset
+ev_compare() {
+	py - "$1" "$2" <<-'PY'
+	import collections, json, re, sys
+	ours = [(e["lport"], e["rport"], e["oldstate"], e["newstate"])
+	        for e in map(json.loads, open(sys.argv[1])) if e.get("kind") == "state"]
+	theirs = []
+	for l in open(sys.argv[2]):
+	    m = re.search(r"sport=(\d+) dport=(\d+) .*oldstate=TCP_(\w+) newstate=TCP_(\w+)", l)
+	    if m:
+	        theirs.append((int(m.group(1)), int(m.group(2)), m.group(3), m.group(4)))
+	def seqs(v):
+	    d = collections.defaultdict(list)
+	    for e in v:
+	        if e[0] and e[1]:
+	            d[e[:2]].append(e[2:])
+	    return d
+	differ = sum(1 for k in set(seqs(ours)) | set(seqs(theirs)) if seqs(ours)[k] != seqs(theirs)[k])
+	a, b = collections.Counter(ours), collections.Counter(theirs)
+	differ += sum(((a - b) + (b - a)).values())
+	print(f"{len(ours)} events, {len(theirs)} traced, {differ} differ")
+	PY
+}
+
+# Every state change of scripted sessions (closes, resets), in order,
+# as watch sessions states prints them, against the kernel's trace of
+# sock:inet_sock_set_state; and nothing is recorded once the watcher goes
+test_sessions_watch_states() {
+	local watcher d=$T/instances/dsstates r n
+	setup_module
+	$DS start tcp
+	ev_trace_start dsstates "protocol == 6 && (sport == 5025 || dport == 5025)"
+	$DS -j watch sessions states port 5025 > "$TMP/states.jsonl" 2> "$TMP/states.err" &
+	watcher=$!
+	defer kill_quiet $watcher
+	wait_for 10 grep -q "$WATCH_READY" "$TMP/states.err" || abort "watch did not start: $(cat "$TMP/states.err")"
+	check "status: the session events recorded are those watch asked for" "['states']" \
+		"$($DS -j status | json "d['session_events']")"
+	$TG run 4 5025 3 > /dev/null || abort "tcpgen run failed"
+	$TG -6 run 2 5025 0 > /dev/null || abort "tcpgen -6 run failed"
+	# every close is in: the trace stops growing, and watch catches up
+	wait_for 30 port_done 5025 || abort "the sessions of port 5025 did not close"
+	n=$(grep -c inet_sock_set_state "$d/trace")
+	wait_for 10 sh -c "[ \$(grep -c '\"kind\":\"state\"' $TMP/states.jsonl) -ge $n ]"
+	cp "$d/trace" "$TMP/states.trace"
+	r=$(ev_compare "$TMP/states.jsonl" "$TMP/states.trace")
+	check "watch sessions states: every state change, in order, as the kernel traced them" \
+		"$n events, $n traced, 0 differ" "$r"
+	kill $watcher
+	wait $watcher 2>/dev/null
+	wait_for 10 no_events
+	n=$(stat_of session_events)
+	$TG run 1 5025 0 > /dev/null
+	check "the watcher gone, no event is recorded" "$n []" \
+		"$(stat_of session_events) $($DS -j status | json "d['session_events']")"
+	check "no session event was lost" "0" "$(stat_of session_events_lost)"
+	# raw requests (DROPSCOPE_CMD_CONFIG_SET 4, DROPSCOPE_A_SESS_EVENTS 31)
+	r=$(nlraw 4 u32:31=4)
+	if [[ $r == "error EINVAL"* ]] && no_events; then
+		ok "an unknown session event is refused, and changes nothing ($r)"
+	else
+		fail "an unknown session event is refused, and changes nothing" "$r"
+	fi
+	check "a socket that asks for events, then closes, is let go" "ok []" \
+		"$(nlraw 4 u32:31=3) $($DS -j status | json "d['session_events']")"
+	$DS stop
+}
+
+# Retransmits under loss: their segments add up, per socket, to the
+# total_retrans of its session; the TLPs are tcp_send_loss_probe()'s calls
+# as bpftrace counts them for the port (tcpretrans -l's L events)
+test_sessions_watch_retrans() {
+	local watcher r oracle
+	need bpftrace tc
+	setup_module
+	$DS start tcp
+	bpftrace -e 'BEGIN { @tlp = 0; printf("ready\n"); }
+	kprobe:tcp_send_loss_probe {
+		$sk = (struct sock *)arg0;
+		if ($sk->__sk_common.skc_num == 5027 || $sk->__sk_common.skc_dport == 0xa313) { @tlp++; }
+	}
+	END { printf("tlp %d\n", @tlp); clear(@tlp); }' > "$TMP/tlp.txt" 2> "$TMP/tlp.err" &
+	oracle=$!
+	defer kill_quiet $oracle
+	# BEGIN runs once every probe is attached
+	wait_oracle 600 grep -q ready "$TMP/tlp.txt" || abort "bpftrace did not attach: $(cat "$TMP/tlp.err")"
+	$DS -j watch sessions retrans port 5027 > "$TMP/rtx.jsonl" 2> "$TMP/rtx.err" &
+	watcher=$!
+	defer kill_quiet $watcher
+	wait_for 10 grep -q "$WATCH_READY" "$TMP/rtx.err" || abort "watch did not start: $(cat "$TMP/rtx.err")"
+	netem_lo 8% || abort "netem on lo refused"
+	$TG run 8 5027 0 > /dev/null || abort "tcpgen run failed"
+	netem_off
+	wait_for 60 port_done 5027 || abort "the sessions of port 5027 did not close"
+	oracle_stop
+	grep -q "^tlp" "$TMP/tlp.txt" || abort "bpftrace did not end: $(cat "$TMP/tlp.err")"
+	$DS -j show sessions closed port 5027 > "$TMP/rtxsess.json"
+	# one more round carries the last events
+	sleep 2
+	kill $watcher
+	wait $watcher 2>/dev/null
+	r=$(py - "$TMP/rtx.jsonl" "$TMP/rtxsess.json" "$(sed -n 's/^tlp //p' "$TMP/tlp.txt")" <<-'PY'
+	import collections, json, sys
+	ev = [e for e in map(json.loads, open(sys.argv[1])) if "kind" in e]
+	segs = collections.Counter()
+	for e in ev:
+	    if e["kind"] == "retrans":
+	        segs[(e["lport"], e["rport"])] += e["segs"]
+	sess = json.load(open(sys.argv[2]))
+	total = sum(s["retransmits"] for s in sess)
+	bad = [s for s in sess if segs[(s["lport"], s["rport"])] != s["retransmits"]]
+	bad += [k for k in segs if not any((s["lport"], s["rport"]) == k for s in sess)]
+	tlp = sum(1 for e in ev if e["kind"] == "tlp")
+	# a server child that lost its handshake's race is a session too
+	clients = sum(1 for s in sess if s["rport"] == 5027)
+	print(f"{clients} clients, {'8+' if len(sess) - clients >= 8 else len(sess) - clients} servers, retransmits {'>0' if total else '0'}, {len(bad)} differ, tlp {'equal' if tlp == int(sys.argv[3]) else f'{tlp} != {sys.argv[3]}'}")
+	PY
+	)
+	check "watch sessions retrans: each socket's retransmitted segments equal its total_retrans; TLPs as the kernel called them" \
+		"8 clients, 8+ servers, retransmits >0, 0 differ, tlp equal" "$r"
+	$DS stop
+}
+
 # a tiny table and ring: what does not fit is counted
 test_sessions_overflow() {
 	local holder

@@ -733,6 +733,39 @@ static void print_sessions(struct ds_print *p, void *arg)
 	ds_sessions_print(p, arg, 1, 1);
 }
 
+static void print_event(struct ds_print *p, void *arg)
+{
+	ds_sess_event_print(p, arg);
+}
+
+/* Session events as tcpstates and tcpretrans -l print them, and in JSON. */
+static void test_events_print(void **state)
+{
+	struct ds_sess_event e = {
+		.time_ns = 5113042170123ULL, .pid = 4711, .kind = 1,
+		.family = AF_INET, .oldstate = 2, .newstate = 1,
+		.lport = 48812, .rport = 80, .laddr = "10.0.0.2",
+		.raddr = "10.0.0.9", .comm = "curl", .cookie = 0x1f,
+	};
+
+	(void)state;
+	assert_renders(false, print_event, &e,
+		"5113.042170       4711    curl            10.0.0.2 48812 10.0.0.9 80 SYN_SENT -> ESTABLISHED\n");
+	assert_renders(true, print_event, &e,
+		"{\"kind\":\"state\",\"time_ns\":5113042170123,\"pid\":4711,"
+		"\"comm\":\"curl\",\"family\":\"ipv4\",\"laddr\":\"10.0.0.2\","
+		"\"lport\":48812,\"raddr\":\"10.0.0.9\",\"rport\":80,"
+		"\"oldstate\":\"SYN_SENT\",\"newstate\":\"ESTABLISHED\","
+		"\"cookie\":\"0x1f\"}\n");
+	e.kind = 3;
+	assert_renders(false, print_event, &e,
+		"5113.042170       4711    curl            10.0.0.2:48812 L> 10.0.0.9:80 ESTABLISHED 0\n");
+	e.kind = 2;
+	e.segs = 2;
+	assert_renders(false, print_event, &e,
+		"5113.042170       4711    curl            10.0.0.2:48812 R> 10.0.0.9:80 ESTABLISHED 2\n");
+}
+
 static void print_no_sessions(struct ds_print *p, void *arg)
 {
 	ds_sessions_print(p, arg, 0, 0);
@@ -875,6 +908,7 @@ int main(void)
 		cmocka_unit_test(test_sites_split),
 		cmocka_unit_test(test_alert_split),
 		cmocka_unit_test(test_sessions_print),
+		cmocka_unit_test(test_events_print),
 		cmocka_unit_test(test_site_sort),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_nla_parse),

@@ -264,6 +264,57 @@ static void test_alert_read(void **state)
 	assert_null(a.sites);
 	nlmsg_free(m);
 
+	/* session events, in order, and those lost */
+	m = canned_new();
+	nla_put_u64(m, DROPSCOPE_A_ROUND, 11);
+	nla_put_u64(m, DROPSCOPE_A_SESS_EVENTS_LOST_DELTA, 3);
+	n = nla_nest_start(m, DROPSCOPE_A_SESS_EVENT);
+	nla_put_u8(m, DROPSCOPE_EVENT_A_KIND, DROPSCOPE_SESS_EVENT_STATE);
+	nla_put_u8(m, DROPSCOPE_EVENT_A_FAMILY, AF_INET);
+	nla_put(m, DROPSCOPE_EVENT_A_SADDR, 4, "\x7f\0\0\x01");
+	nla_put_u16(m, DROPSCOPE_EVENT_A_SPORT, 5025);
+	nla_put_u8(m, DROPSCOPE_EVENT_A_OLDSTATE, 2);
+	nla_put_u8(m, DROPSCOPE_EVENT_A_NEWSTATE, 1);
+	nla_put_string(m, DROPSCOPE_EVENT_A_COMM, "curl");
+	nla_nest_end(m, n);
+	n = nla_nest_start(m, DROPSCOPE_A_SESS_EVENT);
+	nla_put_u8(m, DROPSCOPE_EVENT_A_KIND, DROPSCOPE_SESS_EVENT_RETRANS);
+	nla_put_u8(m, DROPSCOPE_EVENT_A_FAMILY, AF_INET6);
+	nla_put_u32(m, DROPSCOPE_EVENT_A_SEGS, 2);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_alert_read(c.tb, c.attrs, c.len, &a), 0);
+	assert_int_equal(a.events_lost, 3);
+	assert_int_equal(a.nev, 2);
+	assert_int_equal(a.events[0].lport, 5025);
+	assert_string_equal(a.events[0].laddr, "127.0.0.1");
+	assert_string_equal(a.events[0].comm, "curl");
+	assert_int_equal(a.events[0].newstate, 1);
+	assert_int_equal(a.events[1].segs, 2);
+	assert_string_equal(a.events[1].comm, "-");
+	assert_string_equal(a.events[1].laddr, "-");
+	ds_alert_free(&a);
+	assert_null(a.events);
+	nlmsg_free(m);
+
+	/* an event without its kind, or with a comm that never ends */
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_SESS_EVENT);
+	nla_put_u8(m, DROPSCOPE_EVENT_A_FAMILY, AF_INET);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_alert_read(c.tb, c.attrs, c.len, &a), -EINVAL);
+	nlmsg_free(m);
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_SESS_EVENT);
+	nla_put_u8(m, DROPSCOPE_EVENT_A_KIND, DROPSCOPE_SESS_EVENT_TLP);
+	nla_put_u8(m, DROPSCOPE_EVENT_A_FAMILY, AF_INET);
+	nla_put(m, DROPSCOPE_EVENT_A_COMM, 4, "curl");
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_alert_read(c.tb, c.attrs, c.len, &a), -EINVAL);
+	nlmsg_free(m);
+
 	/* an empty round: nothing, and nothing to free */
 	m = canned_new();
 	nla_put_u64(m, DROPSCOPE_A_ROUND, 10);

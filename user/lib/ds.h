@@ -140,6 +140,9 @@ struct ds_alert {
 	uint64_t link_downs;	/* SMC-R links gone down */
 	struct ds_session *sessions;	/* closes */
 	size_t nsess;
+	struct ds_sess_event *events;	/* session events, in order */
+	size_t nev;
+	uint64_t events_lost;	/* session events no round carried */
 };
 
 struct nlattr;
@@ -251,11 +254,14 @@ struct ds_config {
 	uint64_t scope;		/* the scoped cgroup, 0: none */
 	bool stacks;		/* stacks are taken */
 	uint32_t stacks_capacity;
+	uint32_t sess_events;	/* DROPSCOPE_SESS_EVENTS_* recorded */
 };
 
 int ds_config_fetch(struct ds_nl *nl, struct ds_config *c);
 /* Count the drops of the sockets of cgroup id apart (0: stop it). */
 int ds_config_scope(struct ds_nl *nl, uint64_t id);
+/* The session events this socket wants (DROPSCOPE_SESS_EVENTS_*; 0: none). */
+int ds_config_sess_events(struct ds_nl *nl, uint32_t mask);
 
 /* The module's sites, as a dump gives them (unsorted); prints nothing. */
 struct ds_sites {
@@ -371,6 +377,24 @@ struct ds_session {
 };
 
 int ds_session_parse(struct nlattr *nest, struct ds_session *s);
+
+/* A session event (DROPSCOPE_A_SESS_EVENT). */
+struct ds_sess_event {
+	uint64_t time_ns;	/* CLOCK_MONOTONIC */
+	uint64_t cookie;
+	uint32_t pid;
+	uint32_t segs;
+	uint8_t kind;		/* enum dropscope_sess_event_kind */
+	uint8_t family;
+	uint8_t oldstate, newstate;
+	uint16_t lport, rport;
+	char laddr[48], raddr[48];
+	char comm[16];
+};
+
+int ds_sess_event_parse(struct nlattr *nest, struct ds_sess_event *e);
+/* show.c: as watch sessions states (tcpstates) and retrans (tcpretrans) */
+void ds_sess_event_print(struct ds_print *p, const struct ds_sess_event *e);
 /* show.c: sessions as show sessions, watch sessions and top print them */
 void ds_session_fields(struct ds_print *p, const struct ds_session *s);
 /* The columns of show sessions; the last one, the rest, has no key. */
@@ -399,6 +423,8 @@ struct ds_sess_filter {
 };
 
 bool ds_sess_match(const struct ds_sess_filter *f, const struct ds_session *s);
+bool ds_sess_event_match(const struct ds_sess_filter *f,
+			 const struct ds_sess_event *e);
 int ds_sess_filter_arg(struct ds_sess_filter *f, int argc, char **argv, int *a);
 void ds_sessions_print(struct ds_print *p, const struct ds_session *v,
 		       size_t n, size_t top);

@@ -72,6 +72,9 @@ int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 	if (tb[DROPSCOPE_A_STACKS_CAPACITY] &&
 	    nla_len(tb[DROPSCOPE_A_STACKS_CAPACITY]) == sizeof(uint32_t))
 		c->stacks_capacity = nla_get_u32(tb[DROPSCOPE_A_STACKS_CAPACITY]);
+	if (tb[DROPSCOPE_A_SESS_EVENTS] &&
+	    nla_len(tb[DROPSCOPE_A_SESS_EVENTS]) == sizeof(uint32_t))
+		c->sess_events = nla_get_u32(tb[DROPSCOPE_A_SESS_EVENTS]);
 	return 0;
 }
 
@@ -388,6 +391,55 @@ int ds_session_parse(struct nlattr *nest, struct ds_session *s)
 	return 0;
 }
 
+static const struct nla_policy ds_event_policy[DROPSCOPE_EVENT_A_MAX + 1] = {
+	[DROPSCOPE_EVENT_A_KIND] = { .type = NLA_U8 },
+	[DROPSCOPE_EVENT_A_TIME_NS] = { .type = NLA_U64 },
+	[DROPSCOPE_EVENT_A_COOKIE] = { .type = NLA_U64 },
+	[DROPSCOPE_EVENT_A_PID] = { .type = NLA_U32 },
+	[DROPSCOPE_EVENT_A_COMM] = { .type = NLA_STRING },
+	[DROPSCOPE_EVENT_A_FAMILY] = { .type = NLA_U8 },
+	[DROPSCOPE_EVENT_A_SPORT] = { .type = NLA_U16 },
+	[DROPSCOPE_EVENT_A_DPORT] = { .type = NLA_U16 },
+	[DROPSCOPE_EVENT_A_OLDSTATE] = { .type = NLA_U8 },
+	[DROPSCOPE_EVENT_A_NEWSTATE] = { .type = NLA_U8 },
+	[DROPSCOPE_EVENT_A_SEGS] = { .type = NLA_U32 },
+};
+
+int ds_sess_event_parse(struct nlattr *nest, struct ds_sess_event *e)
+{
+	struct nlattr *tb[DROPSCOPE_EVENT_A_MAX + 1];
+
+	memset(e, 0, sizeof(*e));
+	if (ds_nla_parse_nested(tb, DROPSCOPE_EVENT_A_MAX, nest,
+				ds_event_policy) < 0 ||
+	    !tb[DROPSCOPE_EVENT_A_KIND] || !tb[DROPSCOPE_EVENT_A_FAMILY])
+		return -EINVAL;
+	e->kind = nla_get_u8(tb[DROPSCOPE_EVENT_A_KIND]);
+	e->family = nla_get_u8(tb[DROPSCOPE_EVENT_A_FAMILY]);
+	e->time_ns = ds_u64(tb, DROPSCOPE_EVENT_A_TIME_NS);
+	e->cookie = ds_u64(tb, DROPSCOPE_EVENT_A_COOKIE);
+	e->pid = ds_u32(tb, DROPSCOPE_EVENT_A_PID);
+	e->segs = ds_u32(tb, DROPSCOPE_EVENT_A_SEGS);
+	if (tb[DROPSCOPE_EVENT_A_SPORT])
+		e->lport = nla_get_u16(tb[DROPSCOPE_EVENT_A_SPORT]);
+	if (tb[DROPSCOPE_EVENT_A_DPORT])
+		e->rport = nla_get_u16(tb[DROPSCOPE_EVENT_A_DPORT]);
+	if (tb[DROPSCOPE_EVENT_A_OLDSTATE])
+		e->oldstate = nla_get_u8(tb[DROPSCOPE_EVENT_A_OLDSTATE]);
+	if (tb[DROPSCOPE_EVENT_A_NEWSTATE])
+		e->newstate = nla_get_u8(tb[DROPSCOPE_EVENT_A_NEWSTATE]);
+	ds_addr(tb[DROPSCOPE_EVENT_A_SADDR], e->family, e->laddr,
+		sizeof(e->laddr));
+	ds_addr(tb[DROPSCOPE_EVENT_A_DADDR], e->family, e->raddr,
+		sizeof(e->raddr));
+	if (tb[DROPSCOPE_EVENT_A_COMM])
+		nla_strlcpy(e->comm, tb[DROPSCOPE_EVENT_A_COMM],
+			    sizeof(e->comm));
+	if (!e->comm[0])
+		strcpy(e->comm, "-");
+	return 0;
+}
+
 /* A dump marked interrupted runs again: drop what it added. */
 void ds_sessions_reset(void *arg)
 {
@@ -468,7 +520,7 @@ static int ds_smc_alert_parse(struct nlattr *at, struct ds_smc_alert *f)
 int ds_alert_read(struct nlattr **tb, struct nlattr *attrs, int len,
 		  struct ds_alert *a)
 {
-	size_t n = 0, nsmc = 0, nsess = 0;
+	size_t n = 0, nsmc = 0, nsess = 0, nev = 0;
 	struct nlattr *at;
 	int rem, err = 0;
 
@@ -480,7 +532,10 @@ int ds_alert_read(struct nlattr **tb, struct nlattr *attrs, int len,
 		a->overflow = nla_get_u64(tb[DROPSCOPE_A_OVERFLOW_DELTA]);
 	if (tb[DROPSCOPE_A_SMC_LINK_DOWNS_DELTA])
 		a->link_downs = nla_get_u64(tb[DROPSCOPE_A_SMC_LINK_DOWNS_DELTA]);
+	if (tb[DROPSCOPE_A_SESS_EVENTS_LOST_DELTA])
+		a->events_lost = nla_get_u64(tb[DROPSCOPE_A_SESS_EVENTS_LOST_DELTA]);
 	nla_for_each_attr(at, attrs, len, rem) {
+		nev += nla_type(at) == DROPSCOPE_A_SESS_EVENT;
 		n += nla_type(at) == DROPSCOPE_A_SITE;
 		nsmc += nla_type(at) == DROPSCOPE_A_SMC_FALLBACK ||
 			nla_type(at) == DROPSCOPE_A_SMC_OWNER;
@@ -489,7 +544,8 @@ int ds_alert_read(struct nlattr **tb, struct nlattr *attrs, int len,
 	a->sites = calloc(n ? n : 1, sizeof(*a->sites));
 	a->smc = calloc(nsmc ? nsmc : 1, sizeof(*a->smc));
 	a->sessions = calloc(nsess ? nsess : 1, sizeof(*a->sessions));
-	if (!a->sites || !a->smc || !a->sessions) {
+	a->events = calloc(nev ? nev : 1, sizeof(*a->events));
+	if (!a->sites || !a->smc || !a->sessions || !a->events) {
 		ds_alert_free(a);
 		return -ENOMEM;
 	}
@@ -502,6 +558,8 @@ int ds_alert_read(struct nlattr **tb, struct nlattr *attrs, int len,
 		else if (nla_type(at) == DROPSCOPE_A_SESSION)
 			err = ds_session_parse(at, &a->sessions[a->nsess++]) ?
 			      -EINVAL : 0;
+		else if (nla_type(at) == DROPSCOPE_A_SESS_EVENT)
+			err = ds_sess_event_parse(at, &a->events[a->nev++]);
 		if (err) {
 			ds_alert_free(a);
 			return err;
@@ -515,10 +573,12 @@ void ds_alert_free(struct ds_alert *a)
 	free(a->sites);
 	free(a->smc);
 	free(a->sessions);
+	free(a->events);
 	a->sites = NULL;
 	a->smc = NULL;
 	a->sessions = NULL;
-	a->n = a->nsmc = a->nsess = 0;
+	a->events = NULL;
+	a->n = a->nsmc = a->nsess = a->nev = 0;
 }
 
 /* Scope the cgroup of id, 0: none (CONFIG_SET). */
@@ -531,6 +591,26 @@ int ds_config_scope(struct ds_nl *nl, uint64_t id)
 		msg = NULL;
 	}
 	return ds_nl_send(nl, msg, NULL, NULL);
+}
+
+/* The session events this socket wants (DROPSCOPE_SESS_EVENTS_*), 0: none. */
+int ds_config_sess_events(struct ds_nl *nl, uint32_t mask)
+{
+	struct nl_msg *msg = ds_nl_msg(nl, DROPSCOPE_CMD_CONFIG_SET, false);
+
+	if (msg && nla_put_u32(msg, DROPSCOPE_A_SESS_EVENTS, mask)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return ds_nl_send(nl, msg, NULL, NULL);
+}
+
+bool ds_sess_event_match(const struct ds_sess_filter *f,
+			 const struct ds_sess_event *e)
+{
+	return (f->pid == UINT64_MAX || e->pid == f->pid) &&
+	       (f->port == UINT64_MAX || e->lport == f->port ||
+		e->rport == f->port);
 }
 
 int ds_config_fetch(struct ds_nl *nl, struct ds_config *c)

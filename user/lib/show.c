@@ -234,8 +234,10 @@ void ds_close_head(struct ds_print *p)
 		      "RX_KB", "TX_KB", "RETRANS", "DROPS", "RESETS", "MS");
 }
 
-/* Milliseconds with three decimals, rounded to the nearest microsecond. */
-/* ">MS" for a session open before start: at least that long */
+/*
+ * Milliseconds with three decimals, rounded to the nearest microsecond;
+ * ">MS" for a session open before start: at least that long.
+ */
 static void ds_sess_ms(char ms[48], uint64_t ns, bool found)
 {
 	uint64_t us = ns / 1000 + (ns % 1000 >= 500);
@@ -494,6 +496,67 @@ void ds_sessions_print(struct ds_print *p, const struct ds_session *v,
 }
 
 /* watch sessions: the closes of one alert message, each a JSON line. */
+static const char *ds_event_kind_name(unsigned int kind)
+{
+	switch (kind) {
+	case DROPSCOPE_SESS_EVENT_STATE:
+		return "state";
+	case DROPSCOPE_SESS_EVENT_RETRANS:
+		return "retrans";
+	case DROPSCOPE_SESS_EVENT_TLP:
+		return "tlp";
+	}
+	return "unknown";
+}
+
+/*
+ * A session event: a state change as tcpstates prints it, a retransmit
+ * (R>) or a tail loss probe (L>) as tcpretrans -l does; the time is
+ * CLOCK_MONOTONIC in seconds.
+ */
+void ds_sess_event_print(struct ds_print *p, const struct ds_sess_event *e)
+{
+	char t[48];
+
+	if (!p->json) {
+		snprintf(t, sizeof(t), "%" PRIu64 ".%06" PRIu64,
+			 e->time_ns / 1000000000,
+			 e->time_ns % 1000000000 / 1000);
+		if (e->kind == DROPSCOPE_SESS_EVENT_STATE)
+			ds_print_text(p, "%-17s %-7" PRIu32 " %-15s %s %u %s %u %s -> %s\n",
+				      t, e->pid, e->comm, e->laddr, e->lport,
+				      e->raddr, e->rport,
+				      ds_tcp_state_name(e->oldstate),
+				      ds_tcp_state_name(e->newstate));
+		else
+			ds_print_text(p, "%-17s %-7" PRIu32 " %-15s %s:%u %s> %s:%u %s %" PRIu32 "\n",
+				      t, e->pid, e->comm, e->laddr, e->lport,
+				      e->kind == DROPSCOPE_SESS_EVENT_TLP ? "L" : "R",
+				      e->raddr, e->rport,
+				      ds_tcp_state_name(e->newstate), e->segs);
+		return;
+	}
+	ds_print_open_obj(p, NULL);
+	ds_print_str(p, DS_JSON, "kind", NULL, ds_event_kind_name(e->kind));
+	ds_print_u64(p, DS_JSON, "time_ns", NULL, e->time_ns);
+	ds_print_u32(p, DS_JSON, "pid", NULL, e->pid);
+	ds_print_str(p, DS_JSON, "comm", NULL, e->comm);
+	ds_print_str(p, DS_JSON, "family", NULL,
+		     e->family == AF_INET6 ? "ipv6" : "ipv4");
+	ds_print_str(p, DS_JSON, "laddr", NULL, e->laddr);
+	ds_print_u32(p, DS_JSON, "lport", NULL, e->lport);
+	ds_print_str(p, DS_JSON, "raddr", NULL, e->raddr);
+	ds_print_u32(p, DS_JSON, "rport", NULL, e->rport);
+	ds_print_str(p, DS_JSON, "oldstate", NULL,
+		     ds_tcp_state_name(e->oldstate));
+	ds_print_str(p, DS_JSON, "newstate", NULL,
+		     ds_tcp_state_name(e->newstate));
+	if (e->kind == DROPSCOPE_SESS_EVENT_RETRANS)
+		ds_print_u32(p, DS_JSON, "segs", NULL, e->segs);
+	ds_print_hex(p, DS_JSON, "cookie", NULL, e->cookie);
+	ds_print_close_obj(p);
+}
+
 void ds_closes_print(struct ds_print *p, const struct ds_session *v,
 			    size_t n)
 {

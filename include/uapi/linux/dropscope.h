@@ -78,11 +78,18 @@
  *         DROPSCOPE_SITE_A_SCOPE. 0 clears the scope. One cgroup at a time:
  *         -EBUSY while another is set; -ENOENT for an id no cgroup has.
  *         Set before the other attributes: when it fails, none is set.
+ *     DROPSCOPE_A_SESS_EVENTS: NLA_U32, the session events the asking
+ *         socket wants (DROPSCOPE_SESS_EVENTS_*; 0: none): the module
+ *         records the events any socket wants, while DROPSCOPE_PART_TCP
+ *         runs, until that socket says 0 or is closed. At most
+ *         DROPSCOPE_MAX_EVENT_SOCKS sockets at once (-ENOSPC).
  *     At least one attribute is required. CONFIG_GET replies with all of
  *     them, and DROPSCOPE_A_RULES (NLA_U32), the number of rules;
  *     DROPSCOPE_A_STACKS (NLA_U8), 1 while stacks are taken, with the
  *     stacks rule as a DROPSCOPE_A_RULE nest when there is one; and
- *     DROPSCOPE_A_STACKS_CAPACITY (NLA_U32), stacks= of the module.
+ *     DROPSCOPE_A_STACKS_CAPACITY (NLA_U32), stacks= of the module; and
+ *     DROPSCOPE_A_SESS_EVENTS (NLA_U32), the events recorded (what all
+ *     the sockets that asked want).
  *
  * DROPSCOPE_CMD_SITES_GET (dump): one message per site with one
  *     DROPSCOPE_A_SITE nest, sorted by nothing in particular. Totals are
@@ -121,7 +128,8 @@
  * DROPSCOPE_CMD_SESSIONS_GET (dump): one message per live TCP session with
  *     one DROPSCOPE_A_SESSION nest, its counters read from the socket as
  *     the dump reaches it. A session lives from its socket's first state
- *     change (SYN_SENT or SYN_RECV) after DROPSCOPE_PART_TCP started, to
+ *     change (SYN_SENT or SYN_RECV) after DROPSCOPE_PART_TCP started, or
+ *     from that start for one open then (DROPSCOPE_SESSION_A_FOUND), to
  *     TCP_CLOSE. Stopping the part forgets the live sessions.
  *
  * DROPSCOPE_CMD_CLOSED_GET (dump): one message per closed session still in
@@ -131,6 +139,15 @@
  *     overwritten unread is counted in DROPSCOPE_STATS_A_SESSIONS_UNREAD.
  *     Alert rounds carry one DROPSCOPE_A_SESSION nest per close since the
  *     last round.
+ *
+ * Session events: while some socket wants them (DROPSCOPE_A_SESS_EVENTS),
+ *     each TCP state change (DROPSCOPE_SESS_EVENTS_STATES), and each
+ *     retransmit and tail loss probe (DROPSCOPE_SESS_EVENTS_RETRANS), goes
+ *     into a ring of DROPSCOPE_SESS_EVENTS_RING; alert rounds carry one
+ *     DROPSCOPE_A_SESS_EVENT nest per event since the last round, in the
+ *     order they happened, and DROPSCOPE_A_SESS_EVENTS_LOST_DELTA (NLA_U64)
+ *     for those overwritten before a round carried them (also in
+ *     DROPSCOPE_STATS_A_SESS_EVENTS_LOST).
  *
  * DROPSCOPE_CMD_SMC_GET: replies with one DROPSCOPE_A_SMC nest, what
  *     DROPSCOPE_PART_SMC counted since start or reset, and one
@@ -418,6 +435,9 @@
  *         not to be theirs any more (a close that was not seen)
  *     DROPSCOPE_STATS_A_SESSIONS_FOUND: of the sessions opened, those
  *         open before start, found by it (DROPSCOPE_SESSION_A_FOUND)
+ *     DROPSCOPE_STATS_A_SESS_EVENTS: session events recorded;
+ *         DROPSCOPE_STATS_A_SESS_EVENTS_LOST: of them, overwritten in the
+ *         ring before an alert round carried them
  *     DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED: drops of tracked sessions
  *         that the mask rules in effect masked (the verdict the drop's site
  *         gets); they are in no session's DROPSCOPE_SESSION_A_DROPS
@@ -509,6 +529,9 @@ enum dropscope_attr {
 	DROPSCOPE_A_STACKS,
 	DROPSCOPE_A_STACKS_CAPACITY,
 	DROPSCOPE_A_STACK,
+	DROPSCOPE_A_SESS_EVENTS,
+	DROPSCOPE_A_SESS_EVENT,
+	DROPSCOPE_A_SESS_EVENTS_LOST_DELTA,
 	__DROPSCOPE_A_MAX
 };
 
@@ -570,6 +593,8 @@ enum dropscope_stats_attr {
 	DROPSCOPE_STATS_A_STACKS_LOST,
 	DROPSCOPE_STATS_A_STACKS_SITELESS,
 	DROPSCOPE_STATS_A_SESSIONS_FOUND,
+	DROPSCOPE_STATS_A_SESS_EVENTS,
+	DROPSCOPE_STATS_A_SESS_EVENTS_LOST,
 	__DROPSCOPE_STATS_A_MAX
 };
 
@@ -690,6 +715,52 @@ enum dropscope_smc_fb_attr {
 };
 
 #define DROPSCOPE_SMC_FB_A_MAX (__DROPSCOPE_SMC_FB_A_MAX - 1)
+
+/* Session events a socket wants (DROPSCOPE_A_SESS_EVENTS), and their kinds */
+enum dropscope_sess_events {
+	DROPSCOPE_SESS_EVENTS_STATES = 1 << 0,	/* state changes */
+	DROPSCOPE_SESS_EVENTS_RETRANS = 1 << 1,	/* retransmits and TLPs */
+};
+
+#define DROPSCOPE_SESS_EVENTS_ALL (DROPSCOPE_SESS_EVENTS_STATES | DROPSCOPE_SESS_EVENTS_RETRANS)
+#define DROPSCOPE_MAX_EVENT_SOCKS	16
+#define DROPSCOPE_SESS_EVENTS_RING	8192
+
+enum dropscope_sess_event_kind {
+	DROPSCOPE_SESS_EVENT_STATE = 1,	/* a state change */
+	DROPSCOPE_SESS_EVENT_RETRANS,	/* tcp:tcp_retransmit_skb */
+	DROPSCOPE_SESS_EVENT_TLP,	/* tcp_send_loss_probe(), a TLP's turn */
+};
+
+/*
+ * DROPSCOPE_A_SESS_EVENT: KIND (NLA_U8), TIME_NS (NLA_U64, CLOCK_MONOTONIC),
+ * COOKIE (NLA_U64, the session's, 0 if untracked), PID and COMM (the
+ * session's owner, else the process in whose context it happened, else 0),
+ * FAMILY, SADDR, DADDR, SPORT, DPORT as in a session at that moment;
+ * OLDSTATE and NEWSTATE (NLA_U8; a retransmit or a TLP: the state then, in
+ * both); SEGS (NLA_U32, a retransmit's segments: they add up to the
+ * socket's total_retrans).
+ */
+enum dropscope_sess_event_attr {
+	DROPSCOPE_EVENT_A_UNSPEC,
+	DROPSCOPE_EVENT_A_PAD,
+	DROPSCOPE_EVENT_A_KIND,
+	DROPSCOPE_EVENT_A_TIME_NS,
+	DROPSCOPE_EVENT_A_COOKIE,
+	DROPSCOPE_EVENT_A_PID,
+	DROPSCOPE_EVENT_A_COMM,
+	DROPSCOPE_EVENT_A_FAMILY,
+	DROPSCOPE_EVENT_A_SADDR,
+	DROPSCOPE_EVENT_A_DADDR,
+	DROPSCOPE_EVENT_A_SPORT,
+	DROPSCOPE_EVENT_A_DPORT,
+	DROPSCOPE_EVENT_A_OLDSTATE,
+	DROPSCOPE_EVENT_A_NEWSTATE,
+	DROPSCOPE_EVENT_A_SEGS,
+	__DROPSCOPE_EVENT_A_MAX
+};
+
+#define DROPSCOPE_EVENT_A_MAX (__DROPSCOPE_EVENT_A_MAX - 1)
 
 /* The mode of the TCP session under an SMC socket. */
 enum dropscope_smc_mode {
