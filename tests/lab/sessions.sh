@@ -73,6 +73,25 @@ netem_lo() {
 }
 netem_off() { ! tc qdisc show dev lo | grep -q netem || tc qdisc del dev lo root; }
 
+# ss_ti FILTER: each socket ss -ti lists for FILTER, a line each:
+# "LPORT RPORT BYTES_ACKED BYTES_RECEIVED TOTAL_RETRANS"
+ss_ti() {
+	ss -tinH "$1" > "$TMP/ss_ti.raw"
+	py - "$TMP/ss_ti.raw" <<-'PY'
+	import re, sys
+	lines = open(sys.argv[1]).read().split("\n")
+	for i in range(0, len(lines) - 1, 2):
+	    f = lines[i].split()
+	    if len(f) < 5:
+	        continue
+	    g = lambda k: int(m.group(1)) if (m := re.search(r"\b" + k + r":(\d+)", lines[i + 1])) else 0
+	    # retrans:CUR/TOTAL, only when one is not 0: the total retransmits
+	    r = re.search(r"\bretrans:\d+/(\d+)", lines[i + 1])
+	    print(f[3].rsplit(":", 1)[1], f[4].rsplit(":", 1)[1], g("bytes_acked"),
+	          g("bytes_received"), r.group(1) if r else 0)
+	PY
+}
+
 # hold N PORT FILE: N sessions held open by tcpgen (comm thold); sets holder
 hold() {
 	$TG hold "$1" "$2" > "$TMP/$3" &
@@ -124,21 +143,11 @@ test_sessions_live() {
 	$DS start tcp
 	hold 5 5007 hold.txt
 	$DS -j show sessions port 5007 > "$TMP/live.json"
-	ss -tinH "( sport = :5007 or dport = :5007 )" > "$TMP/ss.txt"
+	ss_ti "( sport = :5007 or dport = :5007 )" > "$TMP/ss.txt"
 	r=$(py - "$TMP/live.json" "$TMP/ss.txt" $holder <<-'PY'
-	import json, re, sys
+	import json, sys
 	live = json.load(open(sys.argv[1])); pid = int(sys.argv[3])
-	lines = open(sys.argv[2]).read().split("\n")
-	ss = {}
-	for i in range(0, len(lines) - 1, 2):
-	    f = lines[i].split()
-	    if len(f) < 5:
-	        continue
-	    lp = int(f[3].rsplit(":", 1)[1]); rp = int(f[4].rsplit(":", 1)[1])
-	    g = lambda k: int(m.group(1)) if (m := re.search(r"\b" + k + r":(\d+)", lines[i + 1])) else 0
-	    # retrans:CUR/TOTAL, only when one is not 0: the total retransmits
-	    r = re.search(r"\bretrans:\d+/(\d+)", lines[i + 1])
-	    ss[(lp, rp)] = (g("bytes_acked"), g("bytes_received"), int(r.group(1)) if r else 0)
+	ss = {(int(f[0]), int(f[1])): tuple(map(int, f[2:])) for f in map(str.split, open(sys.argv[2]))}
 	# both ends are thold's: it connected, and it accepted
 	bad = [s for s in live if ss.get((s["lport"], s["rport"]))
 	       != (s["tx_bytes"], s["rx_bytes"], s["retransmits"])
@@ -189,19 +198,11 @@ test_sessions_found() {
 	wait_for 60 grep -q "pumped 2" "$TMP/pump4.txt" || abort "tcpgen pump did not pump again"
 	wait_for 60 grep -q "pumped 2" "$TMP/pump6.txt" || abort "tcpgen -6 pump did not pump again"
 	$DS -j show sessions live > "$TMP/found.json"
-	ss -tinH "( sport = :5015 or dport = :5015 or sport = :5016 or dport = :5016 )" > "$TMP/ss.txt"
+	ss_ti "( sport = :5015 or dport = :5015 or sport = :5016 or dport = :5016 )" > "$TMP/ss.txt"
 	r=$(py - "$TMP/found.json" "$TMP/ss.txt" <<-'PY'
-	import json, re, sys
+	import json, sys
 	live = [s for s in json.load(open(sys.argv[1])) if {s["lport"], s["rport"]} & {5015, 5016}]
-	lines = open(sys.argv[2]).read().split("\n")
-	ss = {}
-	for i in range(0, len(lines) - 1, 2):
-	    f = lines[i].split()
-	    if len(f) < 5:
-	        continue
-	    lp = int(f[3].rsplit(":", 1)[1]); rp = int(f[4].rsplit(":", 1)[1])
-	    g = lambda k: int(m.group(1)) if (m := re.search(r"\b" + k + r":(\d+)", lines[i + 1])) else 0
-	    ss[(lp, rp)] = (g("bytes_acked"), g("bytes_received"))
+	ss = {(int(f[0]), int(f[1])): tuple(map(int, f[2:4])) for f in map(str.split, open(sys.argv[2]))}
 	bad = [s for s in live if ss.get((s["lport"], s["rport"])) != (s["tx_bytes"], s["rx_bytes"])
 	       or not s["found"] or s["state"] != "ESTABLISHED" or s["tx_bytes"] == 0]
 	print(f"{len(live)} live, {len(ss)} in ss, {len(bad)} differ")
