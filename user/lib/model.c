@@ -472,11 +472,17 @@ int ds_sessions_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 	return 0;
 }
 
+/* The filter's pid and port (local or remote), UINT64_MAX: any */
+static bool ds_sess_filter_takes(const struct ds_sess_filter *f, uint32_t pid,
+				 uint16_t lport, uint16_t rport)
+{
+	return (f->pid == UINT64_MAX || pid == f->pid) &&
+	       (f->port == UINT64_MAX || lport == f->port || rport == f->port);
+}
+
 bool ds_sess_match(const struct ds_sess_filter *f, const struct ds_session *s)
 {
-	return (f->pid == UINT64_MAX || s->pid == f->pid) &&
-	       (f->port == UINT64_MAX || s->lport == f->port ||
-		s->rport == f->port);
+	return ds_sess_filter_takes(f, s->pid, s->lport, s->rport);
 }
 
 /* pid PID, port PORT: returns 1 if argv[*a] was one, -1 if bad. */
@@ -608,9 +614,7 @@ int ds_config_sess_events(struct ds_nl *nl, uint32_t mask)
 bool ds_sess_event_match(const struct ds_sess_filter *f,
 			 const struct ds_sess_event *e)
 {
-	return (f->pid == UINT64_MAX || e->pid == f->pid) &&
-	       (f->port == UINT64_MAX || e->lport == f->port ||
-		e->rport == f->port);
+	return ds_sess_filter_takes(f, e->pid, e->lport, e->rport);
 }
 
 int ds_config_fetch(struct ds_nl *nl, struct ds_config *c)
