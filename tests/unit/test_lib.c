@@ -954,25 +954,21 @@ static void test_smc_lgrs(void **state)
 
 	/* hostile: a group without its id, a u32 cut to a byte, a string
 	 * without its NUL: each skipped, nothing added */
-	m = smc_msg();
-	n = nla_nest_start(m, SMC_GEN_LGR_SMCR);
-	nla_put_u32(m, SMC_NLA_LGR_R_CONNS_NUM, 1);
-	nla_nest_end(m, n);
-	assert_int_equal(ds_smc_lgr_cb(m, &g), NL_SKIP);
-	nlmsg_free(m);
-	m = smc_msg();
-	n = nla_nest_start(m, SMC_GEN_LGR_SMCR);
-	nla_put_u8(m, SMC_NLA_LGR_R_ID, 1);
-	nla_nest_end(m, n);
-	assert_int_equal(ds_smc_lgr_cb(m, &g), NL_SKIP);
-	nlmsg_free(m);
-	m = smc_msg();
-	n = nla_nest_start(m, SMC_GEN_LGR_SMCR);
-	nla_put_u32(m, SMC_NLA_LGR_R_ID, 2);
-	nla_put(m, SMC_NLA_LGR_R_PNETID, 4, "NET1");
-	nla_nest_end(m, n);
-	assert_int_equal(ds_smc_lgr_cb(m, &g), NL_SKIP);
-	nlmsg_free(m);
+	for (i = 0; i < 3; i++) {
+		m = smc_msg();
+		n = nla_nest_start(m, SMC_GEN_LGR_SMCR);
+		if (i == 0)
+			nla_put_u32(m, SMC_NLA_LGR_R_CONNS_NUM, 1);
+		else if (i == 1)
+			nla_put_u8(m, SMC_NLA_LGR_R_ID, 1);
+		else
+			nla_put_u32(m, SMC_NLA_LGR_R_ID, 2);
+		if (i == 2)
+			nla_put(m, SMC_NLA_LGR_R_PNETID, 4, "NET1");
+		nla_nest_end(m, n);
+		assert_int_equal(ds_smc_lgr_cb(m, &g), NL_SKIP);
+		nlmsg_free(m);
+	}
 	assert_int_equal(g.n, 1);
 
 	/* SMC-D: its own group; a link after it is not its */
