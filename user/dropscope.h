@@ -56,6 +56,10 @@ int cmd_watch_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 /* smc.c */
 int cmd_show_smc(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		 char **argv);
+int cmd_show_smc_linkgroups(struct ds_ctx *ctx, const struct ds_cmd *self,
+			    int argc, char **argv);
+int cmd_show_smc_devices(struct ds_ctx *ctx, const struct ds_cmd *self,
+			 int argc, char **argv);
 int cmd_show_smc_sockets(struct ds_ctx *ctx, const struct ds_cmd *self,
 			 int argc, char **argv);
 int cmd_watch_smc(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,

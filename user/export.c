@@ -53,6 +53,21 @@ static void ds_export_down(struct ds_exporter *x, const char *why)
 	x->ctx->nl = NULL;
 }
 
+/* smc.ko's link groups and buffers, while it is there. */
+static void ds_export_smc_kernel(struct ds_metrics *m)
+{
+	struct ds_smc_stats st;
+	struct ds_smc_lgrs g;
+
+	if (!ds_smc_loaded() || ds_smc_read(&st))
+		return;
+	free(st.fb);
+	if (ds_smc_lgrs_read(&g))
+		return;
+	ds_metrics_smc_kernel(m, &st, &g);
+	free(g.v);
+}
+
 /* One read of the module's totals into the series. Under x->lock. */
 static void ds_export_read(struct ds_exporter *x)
 {
@@ -96,6 +111,7 @@ static void ds_export_read(struct ds_exporter *x)
 	if (!ds_smc_own_fetch(ctx->nl, &o))
 		ds_metrics_smc(m, &o);
 	ds_smc_own_free(&o);
+	ds_export_smc_kernel(m);
 	ds_metrics_finish(m);
 }
 

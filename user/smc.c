@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -75,6 +76,43 @@ static const struct {
 	{ SMC_NLA_STATS_RMB_DGRADE_CNT, "downgraded", "buffers downgraded" },
 };
 
+/* The buckets of smc.ko's size histograms, as smcr stats labels them
+ * (it folds the last two into one column, ">512KB"; here they stay apart) */
+static const char *const ds_smc_buckets[DS_SMC_NBUCKETS] = {
+	"8KB", "16KB", "32KB", "64KB", "128KB", "256KB", "512KB", "1024KB",
+	">1024KB",
+};
+
+/* smcr stats' Bufs and Reqs rows: sizes of the buffers each connection
+ * got, and of the requests' payloads, send and receive. */
+static void ds_smc_sizes_print(struct ds_print *p, const struct ds_smc_tech *t)
+{
+	static const struct {
+		int which;
+		const char *key, *label;
+	} h[] = {
+		{ DS_SMC_TX_BUFS, "tx_buffer_sizes", "tx bufs" },
+		{ DS_SMC_RX_BUFS, "rx_buffer_sizes", "rx bufs" },
+		{ DS_SMC_TX_REQS, "tx_request_sizes", "tx reqs" },
+		{ DS_SMC_RX_REQS, "rx_request_sizes", "rx reqs" },
+	};
+	size_t i, b;
+
+	ds_print_text(p, "  %-9s", "sizes");
+	for (b = 0; b < DS_SMC_NBUCKETS; b++)
+		ds_print_text(p, " %7s", ds_smc_buckets[b]);
+	ds_print_text(p, "\n");
+	for (i = 0; i < DS_N(h); i++) {
+		ds_print_text(p, "  %-9s", h[i].label);
+		ds_print_open_obj(p, h[i].key);
+		for (b = 0; b < DS_SMC_NBUCKETS; b++)
+			ds_print_u64(p, DS_ANY, ds_smc_buckets[b], " %7" PRIu64,
+				     t->sizes[h[i].which][b]);
+		ds_print_close_obj(p);
+		ds_print_text(p, "\n");
+	}
+}
+
 static void ds_smc_tech_print(struct ds_print *p, const char *key,
 			      const char *title, const struct ds_smc_tech *t)
 {
@@ -100,6 +138,18 @@ static void ds_smc_tech_print(struct ds_print *p, const char *key,
 				     t->rmb[d][ds_smc_rmb_fields[i].attr]);
 		}
 	}
+	for (d = 0; d < 2; d++) {
+		snprintf(k, sizeof(k), "%s_buffers_in_use", dir[d]);
+		snprintf(fmt, sizeof(fmt), "  %s %-31s %%" PRIu64 " bytes\n",
+			 dir[d], "buffers in use");
+		if (t->has_usage)
+			ds_print_u64(p, DS_ANY, k, fmt, t->usage[d]);
+		else
+			ds_print_null(p, DS_JSON, k, NULL);
+	}
+	if (!t->has_usage)
+		ds_print_text(p, "  buffers in use: not reported by this kernel (6.12 and later do)\n");
+	ds_smc_sizes_print(p, t);
 	ds_print_close_obj(p);
 }
 
@@ -294,6 +344,79 @@ static int ds_smc_own_print(struct ds_ctx *ctx, struct ds_print *p)
 	return DS_OK;
 }
 
+/* What the link groups hold, summed. */
+struct ds_smc_pools {
+	size_t n;
+	uint64_t conns, sndbuf, rmb;
+	bool alloc;		/* some group told its pools (6.12) */
+};
+
+static void ds_smc_pools_sum(struct ds_smc_pools *m,
+			     const struct ds_smc_lgrs *g)
+{
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->n = g->n;
+	for (i = 0; i < g->n; i++) {
+		m->conns += g->v[i].conns;
+		m->sndbuf += g->v[i].sndbuf_alloc;
+		m->rmb += g->v[i].rmb_alloc;
+		m->alloc |= g->v[i].has_alloc;
+	}
+}
+
+/*
+ * smc.ko's buffer memory: in use by this namespace's connections (the
+ * statistics' gauges, 6.12) and held in the link groups' pools, in use or
+ * kept for reuse (6.12; every namespace's).
+ */
+static int ds_smc_memory_print(struct ds_print *p,
+			       const struct ds_smc_stats *st)
+{
+	const struct ds_smc_tech *t = st->tech;
+	struct ds_smc_lgrs g;
+	struct ds_smc_pools m;
+	int err;
+
+	err = ds_smc_lgrs_read(&g);
+	if (err)
+		return err;
+	ds_smc_pools_sum(&m, &g);
+	free(g.v);
+	ds_print_text(p, "Memory\n");
+	ds_print_open_obj(p, "memory");
+	if (t[0].has_usage || t[1].has_usage) {
+		ds_print_u64(p, DS_ANY, "in_use_bytes",
+			     "  buffers in use by connections      %" PRIu64 " bytes",
+			     t[0].usage[0] + t[0].usage[1] + t[1].usage[0] +
+			     t[1].usage[1]);
+		ds_print_text(p, " (this namespace's)\n");
+	} else {
+		ds_print_null(p, DS_JSON, "in_use_bytes", NULL);
+		ds_print_text(p, "  buffers in use by connections      not reported by this kernel\n");
+	}
+	ds_print_u64(p, DS_ANY, "link_groups",
+		     "  link groups                        %" PRIu64 "\n", m.n);
+	ds_print_u64(p, DS_ANY, "connections",
+		     "  connections in them                %" PRIu64 "\n",
+		     m.conns);
+	if (m.alloc || !m.n) {
+		ds_print_u64(p, DS_ANY, "sndbuf_pool_bytes",
+			     "  their pools: send buffers          %" PRIu64 " bytes\n",
+			     m.sndbuf);
+		ds_print_u64(p, DS_ANY, "rmb_pool_bytes",
+			     "  their pools: receive buffers       %" PRIu64 " bytes\n",
+			     m.rmb);
+	} else {
+		ds_print_null(p, DS_JSON, "sndbuf_pool_bytes", NULL);
+		ds_print_null(p, DS_JSON, "rmb_pool_bytes", NULL);
+		ds_print_text(p, "  their pools                        not reported by this kernel\n");
+	}
+	ds_print_close_obj(p);
+	return DS_OK;
+}
+
 int cmd_show_smc(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		 char **argv)
 {
@@ -335,10 +458,11 @@ int cmd_show_smc(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		     "  fallbacks to TCP as server         %" PRIu64 "\n",
 		     st.fback[1]);
 	ds_smc_fbacks_print(&p, &st);
+	err = ds_smc_memory_print(&p, &st);
 	ds_print_close_obj(&p);
 	ds_print_close_obj(&p);
 	free(st.fb);
-	return DS_OK;
+	return err;
 }
 
 /* ---- SMC sock_diag ----------------------------------------------------- */
@@ -355,18 +479,101 @@ static const struct ds_col ds_smc_sock_cols[] = {
 	{ NULL, NULL, "  ", 0, 0 },
 };
 
+/* What smcss -d, -R and -D add; in text, with detail only. */
+static const struct ds_col ds_smc_detail_cols[] = {
+	{ "state", "STATE", "", 8, 0 },
+	{ "local", "LOCAL", "  ", 15, 0 },
+	{ "peer", "PEER", "  ", 15, 0 },
+	{ "pid", "PID", "  ", 5, DS_COL_RIGHT },
+	{ "comm", "COMM", "  ", 8, 0 },
+	{ "mode", "MODE", "  ", 4, 0 },
+	{ "shutdown", "SHUT", "  ", 4, 0 },
+	{ "sndbuf", "SNDBUF", "  ", 6, DS_COL_RIGHT | DS_COL_OPT },
+	{ "rmb", "RMB", "  ", 6, DS_COL_RIGHT | DS_COL_OPT },
+	{ "peer_rmb", "PEER-RMB", "  ", 8, DS_COL_RIGHT | DS_COL_OPT },
+	{ "role", "ROLE", "  ", 4, DS_COL_OPT },
+	{ "ibdev", "IB-DEV", "  ", 6, DS_COL_OPT },
+	{ "ibport", "PORT", "  ", 4, DS_COL_RIGHT | DS_COL_OPT },
+	{ "link_id", "LINK", "  ", 4, DS_COL_RIGHT | DS_COL_OPT },
+	{ "link_group", "LGR", "  ", 8, DS_COL_OPT },
+	{ "gid", "GID", "  ", 0, DS_COL_OPT },
+	{ "peer_gid", "PEER-GID", "  ", 0, DS_COL_OPT },
+	{ NULL, NULL, "  ", 0, 0 },
+};
+
+/* smcss's default: the connections, neither listening nor not yet begun */
+enum { DS_SMC_CONNS, DS_SMC_LISTENING, DS_SMC_ALL };
+
+static bool ds_smc_sock_shown(const struct ds_smc_sock *k, int which)
+{
+	if (which == DS_SMC_ALL)
+		return true;
+	if (which == DS_SMC_LISTENING)
+		return k->state == 10;
+	return k->state != 10 && k->state != 2;
+}
+
+/* A socket's buffers and link, or DMB: JSON always, text with detail */
+static void ds_smc_sock_detail(struct ds_print *p, const struct ds_smc_sock *k,
+			       enum ds_pmode m)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%c-%c", k->shutdown & 1 ? 'R' : '<',
+		 k->shutdown & 2 ? 'W' : '>');
+	ds_print_str(p, m, "shutdown", "%s", v);
+	if (k->has_conn) {
+		snprintf(v, sizeof(v), "0x%08x", k->token);
+		ds_print_str(p, DS_JSON, "token", NULL, v);
+		ds_print_u32(p, m, "sndbuf", "%" PRIu32, k->sndbuf);
+		ds_print_u32(p, m, "rmb", "%" PRIu32, k->rmb);
+		ds_print_u32(p, m, "peer_rmb", "%" PRIu32, k->peer_rmb);
+	}
+	if (k->has_link) {
+		ds_print_str(p, m, "role", "%s", ds_smc_lgr_role_name(k->role));
+		ds_print_str(p, m, "ibdev", "%s", k->ibdev);
+		ds_print_u32(p, m, "ibport", "%" PRIu32, k->ibport);
+		ds_print_u32(p, m, "link_id", "%" PRIu32, k->link_id);
+		ds_print_str(p, m, "gid", "%s", k->gid);
+		ds_print_str(p, m, "peer_gid", "%s", k->peer_gid);
+	}
+	if (k->has_dmb) {
+		snprintf(v, sizeof(v), "%08x", k->dmb_lgr);
+		ds_print_str(p, m, "link_group", "%s", v);
+		snprintf(v, sizeof(v), "%016" PRIx64, k->dmb_gid);
+		ds_print_str(p, m, "gid", "%s", v);
+		snprintf(v, sizeof(v), "%016" PRIx64, k->dmb_peer_gid);
+		ds_print_str(p, m, "peer_gid", "%s", v);
+		snprintf(v, sizeof(v), "%016" PRIx64, k->dmb_token);
+		ds_print_str(p, DS_JSON, "dmb_token", NULL, v);
+		snprintf(v, sizeof(v), "%016" PRIx64, k->dmb_peer_token);
+		ds_print_str(p, DS_JSON, "peer_dmb_token", NULL, v);
+	}
+}
+
 int cmd_show_smc_sockets(struct ds_ctx *ctx, const struct ds_cmd *self,
 			 int argc, char **argv)
 {
 	struct ds_print p = { .f = stdout, .json = ctx->json };
 	struct ds_smc_socks s = { 0 };
+	int which = DS_SMC_CONNS, a;
+	bool detail = false;
+	enum ds_pmode m;
 	char mode[32];
-	size_t i;
+	size_t i, shown = 0;
 	int err;
 
-	(void)argv;
-	if (argc)
-		return ds_usage(self, "takes no arguments");
+	for (a = 0; a < argc; a++) {
+		if (!strcmp(argv[a], "listening") && which == DS_SMC_CONNS)
+			which = DS_SMC_LISTENING;
+		else if (!strcmp(argv[a], "all") && which == DS_SMC_CONNS)
+			which = DS_SMC_ALL;
+		else if (!strcmp(argv[a], "detail") && !detail)
+			detail = true;
+		else
+			return ds_usage(self, "takes listening or all, and detail");
+	}
+	m = detail ? DS_ANY : DS_JSON;
 	if (!ds_smc_loaded())
 		return ds_smc_absent();
 	err = ds_smc_diag_dump(&s);
@@ -382,10 +589,19 @@ int cmd_show_smc_sockets(struct ds_ctx *ctx, const struct ds_cmd *self,
 		return err == -EPERM ? DS_EPERM : DS_EFAIL;
 	}
 	ds_smc_owners(&s);
-	ds_print_open_table(&p, NULL, ds_smc_sock_cols,
-			    DS_NCOLS(ds_smc_sock_cols), DS_TABLE_HEAD);
+	if (detail)
+		ds_print_open_table(&p, NULL, ds_smc_detail_cols,
+				    DS_NCOLS(ds_smc_detail_cols),
+				    DS_TABLE_HEAD | DS_TABLE_FIT80);
+	else
+		ds_print_open_table(&p, NULL, ds_smc_sock_cols,
+				    DS_NCOLS(ds_smc_sock_cols), DS_TABLE_HEAD);
 	for (i = 0; i < s.n; i++) {
 		const struct ds_smc_sock *k = &s.v[i];
+
+		if (!ds_smc_sock_shown(k, which))
+			continue;
+		shown++;
 
 		if (k->mode == SMC_DIAG_MODE_SMCR)
 			snprintf(mode, sizeof(mode), "SMCR");
@@ -398,8 +614,11 @@ int cmd_show_smc_sockets(struct ds_ctx *ctx, const struct ds_cmd *self,
 		ds_print_open_obj(&p, NULL);
 		ds_print_str(&p, DS_ANY, "state", "%s",
 			     ds_smc_state_name(k->state));
-		ds_print_u32(&p, DS_ANY, "uid", "%" PRIu32, k->uid);
-		ds_print_u64(&p, DS_ANY, "inode", "%" PRIu64, k->inode);
+		/* detail's text has no room for them */
+		ds_print_u32(&p, detail ? DS_JSON : DS_ANY, "uid", "%" PRIu32,
+			     k->uid);
+		ds_print_u64(&p, detail ? DS_JSON : DS_ANY, "inode",
+			     "%" PRIu64, k->inode);
 		ds_print_str(&p, DS_ANY, "local", "%s", k->laddr);
 		ds_print_str(&p, DS_ANY, "peer", "%s", k->raddr);
 		ds_print_u32(&p, DS_ANY, "pid", "%" PRIu32, k->pid);
@@ -411,12 +630,263 @@ int cmd_show_smc_sockets(struct ds_ctx *ctx, const struct ds_cmd *self,
 			ds_print_str(&p, DS_JSON, "fallback_name", NULL,
 				     ds_smc_reason_name(k->reason));
 		}
+		ds_print_bool(&p, DS_JSON, "listening", NULL, k->state == 10);
+		ds_smc_sock_detail(&p, k, m);
 		ds_print_close_obj(&p);
 	}
 	ds_print_close_table(&p);
-	if (!s.n)
-		ds_print_text(&p, "no SMC sockets\n");
+	if (!shown)
+		ds_print_text(&p, "no SMC sockets%s\n",
+			      which == DS_SMC_LISTENING ? " listening" :
+			      which == DS_SMC_CONNS && s.n ?
+			      " but listening ones (show smc sockets all)" : "");
 	free(s.v);
+	return DS_OK;
+}
+
+/* ---- link groups and devices ------------------------------------------- */
+
+static const struct ds_col ds_lgr_cols[] = {
+	{ "id", "ID", "", 8, 0 },
+	{ "mode", "MODE", "  ", 4, 0 },
+	{ "role", "ROLE", "  ", 4, 0 },
+	{ "type", "TYPE", "  ", 6, 0 },
+	{ "vlan", "VLAN", "  ", 4, DS_COL_RIGHT },
+	{ "connections", "CONNS", "  ", 5, DS_COL_RIGHT },
+	{ "nlinks", "LINKS", "  ", 5, DS_COL_RIGHT },
+	{ "pnetid", "PNET-ID", "  ", 0, 0 },
+	{ NULL, NULL, "  ", 0, 0 },
+};
+
+static const char *ds_smc_os_name(uint8_t os)
+{
+	static const char *const n[] = { "", "ZOS", "LINUX", "AIX" };
+
+	return os && os < DS_N(n) ? n[os] : "unknown";
+}
+
+/* A link of an SMC-R group: JSON; in text, a line under its group. */
+static void ds_smc_link_print(struct ds_print *p, const struct ds_smc_link *k)
+{
+	char dev[IF_NAMESIZE + 16], v[16];
+
+	ds_print_open_obj(p, NULL);
+	ds_print_u32(p, DS_ANY, "id", "    link %" PRIu32, k->id);
+	ds_print_str(p, DS_ANY, "state", "  %s", ds_smc_link_state_name(k->state));
+	ds_print_str(p, DS_ANY, "ibdev", "  %s", k->ibdev);
+	ds_print_u32(p, DS_ANY, "ibport", " port %" PRIu32, k->ibport);
+	/* 6.1's soft-RoCE tells no net device: ifindex 0 */
+	if (k->ifindex)
+		ds_dev_name(k->ifindex, dev, sizeof(dev));
+	else
+		snprintf(dev, sizeof(dev), "-");
+	ds_print_u64_as(p, DS_ANY, "ifindex", "  net %s", k->ifindex, dev);
+	ds_print_u32(p, DS_ANY, "connections", "  %" PRIu32 " connections",
+		     k->conns);
+	snprintf(v, sizeof(v), "%08x", k->uid);
+	ds_print_str(p, DS_ANY, "uid", "  uid %s", v);
+	snprintf(v, sizeof(v), "%08x", k->peer_uid);
+	ds_print_str(p, DS_ANY, "peer_uid", "  peer uid %s\n", v);
+	ds_print_str(p, DS_ANY, "gid", "      gid %s", k->gid);
+	ds_print_str(p, DS_ANY, "peer_gid", "  peer gid %s\n", k->peer_gid);
+	ds_print_close_obj(p);
+}
+
+/*
+ * A link group. Its columns are its row in text; the rest, JSON's always,
+ * is text's with detail: lines under the row, as smcr -d linkgroup shows.
+ */
+static void ds_smc_lgr_print(struct ds_print *p, const struct ds_smc_lgr *l,
+			     bool detail)
+{
+	enum ds_pmode m = detail ? DS_ANY : DS_JSON;
+	char v[40];
+	size_t i;
+
+	snprintf(v, sizeof(v), "%08x", l->id);
+	ds_print_open_obj(p, NULL);
+	ds_print_str(p, DS_ANY, "id", detail ? "%s" : "%s", v);
+	ds_print_str(p, DS_ANY, "mode", detail ? "  %s" : "%s",
+		     l->smcd ? "SMCD" : "SMCR");
+	ds_print_str(p, DS_ANY, "role", detail ? "  %s" : "%s",
+		     l->smcd ? "-" : ds_smc_lgr_role_name(l->role));
+	ds_print_str(p, DS_ANY, "type", detail ? "  %s" : "%s",
+		     l->smcd ? "-" : ds_smc_lgr_type_name(l->type));
+	ds_print_u32(p, DS_ANY, "vlan", detail ? "  vlan %" PRIu32 : "%" PRIu32,
+		     l->vlan);
+	ds_print_u32(p, DS_ANY, "connections",
+		     detail ? "  %" PRIu32 " connections" : "%" PRIu32, l->conns);
+	ds_print_u64(p, l->smcd ? DS_JSON : DS_ANY, "nlinks",
+		     detail ? "  %" PRIu64 " links" : "%" PRIu64, l->nlinks);
+	ds_print_str(p, DS_FP, "pnetid", detail ? "  pnet-id %s\n" : "%s",
+		     l->pnetid[0] ? l->pnetid : "-");
+	ds_print_str(p, DS_JSON, "pnetid", NULL, l->pnetid);
+	ds_print_u32(p, m, "version", "    version %" PRIu32, l->version);
+	if (l->v2) {
+		ds_print_u32(p, m, "peer_release", ".%" PRIu32, l->release);
+		ds_print_str(p, m, "peer_host", "  peer %s", l->peer_host);
+		ds_print_str(p, m, "peer_os", " (%s)", ds_smc_os_name(l->os));
+		ds_print_str(p, m, "eid", "  EID %s", l->eid);
+	}
+	if (l->has_direct)
+		ds_print_bool_as(p, m, "direct", "  %s", l->direct,
+				 l->direct ? "direct" : "through a gateway");
+	ds_print_text(p, detail ? "\n" : "");
+	if (l->has_alloc) {
+		ds_print_u64(p, m, "sndbuf_pool_bytes",
+			     "    send buffers %" PRIu64 " bytes", l->sndbuf_alloc);
+		ds_print_u64(p, m, "rmb_pool_bytes",
+			     l->smcd ? "  DMBs %" PRIu64 " bytes\n" :
+			     "  receive buffers %" PRIu64 " bytes\n", l->rmb_alloc);
+	} else {
+		ds_print_null(p, DS_JSON, "sndbuf_pool_bytes", NULL);
+		ds_print_null(p, DS_JSON, "rmb_pool_bytes", NULL);
+	}
+	if (l->smcd) {
+		snprintf(v, sizeof(v), "%016" PRIx64, l->gid);
+		ds_print_str(p, m, "gid", "    gid %s", v);
+		snprintf(v, sizeof(v), "%016" PRIx64, l->peer_gid);
+		ds_print_str(p, m, "peer_gid", "  peer gid %s", v);
+		ds_print_u32(p, m, "chid", "  chid %04" PRIx32 "\n", l->chid);
+	} else if (p->json || detail) {
+		ds_print_open_arr(p, "links");
+		for (i = 0; i < l->nlinks; i++)
+			ds_smc_link_print(p, &l->links[i]);
+		ds_print_close_arr(p);
+	}
+	ds_print_close_obj(p);
+	if (detail && !p->json)
+		ds_print_text(p, "\n");
+}
+
+int cmd_show_smc_linkgroups(struct ds_ctx *ctx, const struct ds_cmd *self,
+			    int argc, char **argv)
+{
+	struct ds_print p = { .f = stdout, .json = ctx->json };
+	struct ds_smc_lgrs g;
+	bool detail = false;
+	size_t i, r = 0, d = 0;
+	int err;
+
+	if (argc > 1 || (argc == 1 && strcmp(argv[0], "detail")))
+		return ds_usage(self, "takes detail, or nothing");
+	detail = argc == 1 && !p.json;
+	if (!ds_smc_loaded())
+		return ds_smc_absent();
+	err = ds_smc_lgrs_read(&g);
+	if (err)
+		return err;
+	if (detail)
+		ds_print_open_arr(&p, NULL);
+	else
+		ds_print_open_table(&p, NULL, ds_lgr_cols, DS_NCOLS(ds_lgr_cols),
+				    DS_TABLE_HEAD);
+	for (i = 0; i < g.n; i++) {
+		ds_smc_lgr_print(&p, &g.v[i], detail);
+		if (g.v[i].smcd)
+			d++;
+		else
+			r++;
+	}
+	if (detail)
+		ds_print_close_arr(&p);
+	else
+		ds_print_close_table(&p);
+	if (!g.n)
+		ds_print_text(&p, "no SMC link groups: no SMC-R or SMC-D connection was made, or all fell back to TCP\n");
+	else
+		ds_print_text(&p, "%zu link groups (SMC-R %zu, SMC-D %zu)\n",
+			      g.n, r, d);
+	for (i = 0; i < g.n; i++)
+		if (g.v[i].links_dropped)
+			ds_print_text(&p, "link group %08x: %" PRIu64 " links more than 3, not shown\n",
+				      g.v[i].id, g.v[i].links_dropped);
+	free(g.v);
+	return DS_OK;
+}
+
+static const struct ds_col ds_smcdev_cols[] = {
+	{ "net", "NET-DEV", "", 7, 0 },
+	{ "name", "DEVICE", "  ", 6, 0 },
+	{ "mode", "MODE", "  ", 4, 0 },
+	{ "port", "PORT", "  ", 4, DS_COL_RIGHT },
+	{ "state", "STATE", "  ", 8, 0 },
+	{ "critical", "CRIT", "  ", 4, 0 },
+	{ "links", "LINKS", "  ", 5, DS_COL_RIGHT },
+	{ "pci_id", "PCI-ID", "  ", 6, DS_COL_OPT },
+	{ "pnetid", "PNET-ID", "  ", 0, 0 },
+	{ NULL, NULL, "  ", 0, 0 },
+};
+
+/* A row per port of an RDMA device (as smcr device), one per ISM device */
+static void ds_smc_device_print(struct ds_print *p,
+				const struct ds_smc_device *v, int port)
+{
+	const struct ds_smc_port *t = &v->port[port];
+	char net[IF_NAMESIZE + 16], pnet[24];
+
+	ds_print_open_obj(p, NULL);
+	if (t->ifindex)
+		ds_dev_name(t->ifindex, net, sizeof(net));
+	else
+		snprintf(net, sizeof(net), "-");
+	ds_print_u64_as(p, DS_ANY, "ifindex", NULL, t->ifindex, net);
+	ds_print_str(p, DS_FP, "net", "%s", net);
+	ds_print_str(p, DS_JSON, "net", NULL, t->ifindex ? net : "");
+	ds_print_str(p, DS_ANY, "name", "%s", v->smcd ? v->pci_id : v->name);
+	ds_print_str(p, DS_ANY, "mode", "%s", v->smcd ? "SMCD" : "SMCR");
+	if (!v->smcd) {
+		ds_print_u32(p, DS_ANY, "port", "%" PRIu32, port + 1);
+		ds_print_str(p, DS_ANY, "state", "%s",
+			     t->active ? "ACTIVE" : "INACTIVE");
+		ds_print_u32(p, DS_ANY, "links", "%" PRIu32, t->links);
+	} else {
+		ds_print_u32(p, DS_ANY, "link_groups", "%" PRIu32, v->use_cnt);
+	}
+	ds_print_bool_as(p, DS_ANY, "critical", "%s", v->crit,
+			 v->crit ? "yes" : "no");
+	if (v->has_pci) {
+		ds_print_str(p, DS_ANY, "pci_id", "%s", v->pci_id);
+		ds_print_u32(p, DS_JSON, "pci_vendor", NULL, v->vendor);
+		ds_print_u32(p, DS_JSON, "pci_device", NULL, v->device);
+		ds_print_u32(p, DS_JSON, "fid", NULL, v->fid);
+		ds_print_u32(p, DS_JSON, "pchid", NULL, v->chid);
+	}
+	/* a PNET id set by the user (smc_pnet) is marked, as smcr does */
+	snprintf(pnet, sizeof(pnet), "%s%s", t->pnet_user ? "*" : "",
+		 t->pnetid[0] ? t->pnetid : "-");
+	ds_print_str(p, DS_FP, "pnetid", "%s", pnet);
+	ds_print_str(p, DS_JSON, "pnetid", NULL, t->pnetid);
+	ds_print_bool(p, DS_JSON, "pnetid_by_user", NULL, t->pnet_user);
+	ds_print_close_obj(p);
+}
+
+int cmd_show_smc_devices(struct ds_ctx *ctx, const struct ds_cmd *self,
+			 int argc, char **argv)
+{
+	struct ds_print p = { .f = stdout, .json = ctx->json };
+	struct ds_smc_devices d;
+	size_t i;
+	int err, k;
+
+	(void)argv;
+	if (argc)
+		return ds_usage(self, "takes no arguments");
+	if (!ds_smc_loaded())
+		return ds_smc_absent();
+	err = ds_smc_devices_read(&d);
+	if (err)
+		return err;
+	ds_print_open_table(&p, NULL, ds_smcdev_cols, DS_NCOLS(ds_smcdev_cols),
+			    DS_TABLE_HEAD);
+	for (i = 0; i < d.n; i++)
+		for (k = 0; k < 2; k++)
+			if (d.v[i].port[k].present || (d.v[i].smcd && !k))
+				ds_smc_device_print(&p, &d.v[i], k);
+	ds_print_close_table(&p);
+	if (!d.n)
+		ds_print_text(&p, "no SMC devices: no RDMA device (SMC-R) or ISM device (SMC-D)\n");
+	free(d.v);
 	return DS_OK;
 }
 
@@ -470,8 +940,9 @@ static uint64_t ds_smc_rate(uint64_t d, uint64_t ms)
 
 /* One frame: what grew since the last, a line, and a line per reason. */
 static void ds_smc_frame(struct ds_smc_watch *w, const struct ds_smc_stats *st,
-			 uint64_t ms)
+			 const struct ds_smc_pools *m, uint64_t ms)
 {
+	const struct ds_smc_tech *t = st->tech;
 	struct ds_print *p = &w->p;
 	uint64_t d, fb = 0;
 	char stamp[32], code[16];
@@ -504,6 +975,16 @@ static void ds_smc_frame(struct ds_smc_watch *w, const struct ds_smc_stats *st,
 	}
 	ds_print_u64(p, DS_ANY, "connections", "  %" PRIu64 " new",
 		     ds_smc_conns(st) - ds_smc_conns(&w->prev));
+	/* now: in the link groups, and the buffers in use (6.12) */
+	ds_print_u64(p, DS_ANY, "open_connections", "  %" PRIu64 " open",
+		     m->conns);
+	ds_print_u64(p, DS_JSON, "link_groups", NULL, m->n);
+	if (t[0].has_usage || t[1].has_usage)
+		ds_print_u64(p, DS_ANY, "in_use_bytes", "  %" PRIu64 " B in use",
+			     t[0].usage[0] + t[0].usage[1] + t[1].usage[0] +
+			     t[1].usage[1]);
+	else
+		ds_print_null(p, DS_JSON, "in_use_bytes", NULL);
 	ds_print_u64(p, DS_ANY, "handshake_errors", "  %" PRIu64 " hs errors",
 		     st->hs_err[0] + st->hs_err[1] - w->prev.hs_err[0] -
 		     w->prev.hs_err[1]);
@@ -533,12 +1014,21 @@ static int ds_smc_turn(void *arg, int *wait_ms)
 	struct ds_smc_watch *w = arg;
 	uint64_t now = ds_now_ms();
 	struct ds_smc_stats st;
+	struct ds_smc_pools m;
+	struct ds_smc_lgrs g;
 
 	if (now >= w->next) {
 		w->status = ds_smc_read(&st);
 		if (w->status)
 			return 1;
-		ds_smc_frame(w, &st, now - w->last);
+		w->status = ds_smc_lgrs_read(&g);
+		if (w->status) {
+			free(st.fb);
+			return 1;
+		}
+		ds_smc_pools_sum(&m, &g);
+		free(g.v);
+		ds_smc_frame(w, &st, &m, now - w->last);
 		free(w->prev.fb);
 		w->prev = st;
 		w->last = now;

@@ -42,7 +42,7 @@ smc_unload() {
 # The SMC commands without smc.ko: a plain word, nothing loaded, and the
 # rest of dropscope works
 test_smc_absent() {
-	local out rc
+	local out rc c
 	smc_unload
 	out=$($DS show smc 2>&1)
 	rc=$?
@@ -58,6 +58,15 @@ test_smc_absent() {
 	else
 		fail "show smc sockets without smc.ko: exit 1, says so" "exit $rc: $out"
 	fi
+	for c in linkgroups devices; do
+		out=$($DS show smc $c 2>&1)
+		rc=$?
+		if [ $rc -eq 1 ] && [[ $out == *"smc.ko) is not loaded: sudo modprobe smc"* ]]; then
+			ok "show smc $c without smc.ko: exit 1, says so"
+		else
+			fail "show smc $c without smc.ko: exit 1, says so" "exit $rc: $out"
+		fi
+	done
 	check "show smc did not load smc.ko" "absent" \
 		"$(smc_there && echo loaded || echo absent)"
 	setup_module
@@ -305,14 +314,9 @@ test_smc_watch() {
 # SMC-R over a soft-RoCE device on lo with a user-defined EID (6.12; 6.1
 # falls back): 4 connections of 100 000 bytes each way, counted exactly in
 # show smc's SMC-R statistics; show smc sockets shows them SMCR
-test_smc_r() {
-	local k holder got n=4 bytes=100000
-	k=$(uname -r)
-	case $k in
-	# a property of the kernel, not a missing tool: the run still passes
-	6.1.*) skip "test_$TEST" "SMC-R over soft-RoCE on lo does not run on $k: it falls back"
-		return ;;
-	esac
+# smc_r_setup: smc.ko, a soft-RoCE device rxe0 on lo and an EID both ends
+# share: AF_SMC pairs on 127.0.0.1 run SMC-R (6.12; 6.1 falls back)
+smc_r_setup() {
 	need rdma
 	smc_load
 	modprobe rdma_rxe || abort "no rdma_rxe module"
@@ -321,6 +325,17 @@ test_smc_r() {
 	py tests/lab/smcueid.py add DROPSCOPE-LAB > "$TMP/ueid" ||
 		grep -q EEXIST "$TMP/ueid" || abort "adding the UEID failed: $(cat "$TMP/ueid")"
 	defer py tests/lab/smcueid.py del DROPSCOPE-LAB
+}
+
+test_smc_r() {
+	local k holder got n=4 bytes=100000
+	k=$(uname -r)
+	case $k in
+	# a property of the kernel, not a missing tool: the run still passes
+	6.1.*) skip "test_$TEST" "SMC-R over soft-RoCE on lo does not run on $k: it falls back"
+		return ;;
+	esac
+	smc_r_setup
 	setup_module
 	$DS start smc tcp
 	$DS -j show smc > "$TMP/before.json" || abort "show smc failed"
@@ -358,13 +373,189 @@ test_smc_r() {
 	holder=$!
 	defer kill_quiet $holder
 	wait_for 30 grep -q ready "$TMP/hold" || abort "smcgen hold did not get ready"
-	got=$($DS -j show smc sockets | py -c "
+	got=$($DS -j show smc sockets all | py -c "
 import json, sys
 for s in json.load(sys.stdin):
     if s['peer'].endswith(':6106') or s['local'].endswith(':6106'):
         print(s['state'], s['mode'], s['pid'], s['comm'])" | sort | uniq -c | awk '{$1 = $1; print}' | tr '\n' ';')
 	check "show smc sockets: both ends of 2 held connections SMCR, the listener, their process" \
 		"4 ACTIVE SMCR $holder smcgen;1 LISTEN SMCR $holder smcgen;" "$got"
+}
+
+# What smc-tools shows beyond smcr stats, from smc.ko itself: with N SMC-R
+# connections held, the link groups' connections (smcr linkgroup), the
+# device and its links (smcr device), each socket's link (smcss -R), the
+# buffer size histograms (smcr stats' Bufs and Reqs), the buffers in use,
+# watch smc and export; each against smcnl.py, a parser of smc.ko's
+# replies of its own, and against SMC sock_diag. On 6.1, where SMC-R on
+# soft-RoCE falls back, what is there (the device) and what is not.
+test_smc_linkgroups() {
+	local n=3 holder got k
+	k=$(uname -r)
+	smc_r_setup
+	if [[ $k == 6.1.* ]]; then
+		smc_linkgroups_fallback
+		return
+	fi
+	$SG hold $n 6121 smc > "$TMP/hold" &
+	holder=$!
+	defer kill_quiet $holder
+	wait_for 30 grep -q ready "$TMP/hold" || abort "smcgen hold did not get ready"
+	py tests/lab/smcnl.py > "$TMP/nl.json" || abort "smcnl.py failed"
+	$DS -j show smc linkgroups > "$TMP/lgrs.json" || abort "show smc linkgroups failed"
+	$DS -j show smc devices > "$TMP/devs.json" || abort "show smc devices failed"
+	$DS -j show smc sockets detail > "$TMP/socks.json" || abort "show smc sockets detail failed"
+	$DS -j show smc sockets listening > "$TMP/listen.json" || abort "show smc sockets listening failed"
+	got=$(py - "$TMP/lgrs.json" "$TMP/nl.json" "$TMP/socks.json" <<-'PY'
+	import json, sys
+	lg, nl, socks = (json.load(open(p)) for p in sys.argv[1:])
+	mine = sorted((int(g["id"], 16), g["role"], g["connections"],
+	               tuple((k["id"], k["ibdev"], k["ibport"], k["ifindex"], k["connections"], k["state"])
+	                     for k in g["links"])) for g in lg)
+	theirs = sorted((g["id"], "SERV" if g["role"] else "CLNT", g["conns"],
+	                 tuple((k["id"], k["ibdev"], k["ibport"], k["ifindex"], k["conns"],
+	                        ["UNUSED", "INACTIVE", "ACTIVATING", "ACTIVE"][k["state"]])
+	                       for k in g["links"])) for g in nl["lgrs"])
+	per = {}
+	for g in lg:
+	    per[g["role"]] = per.get(g["role"], 0) + g["connections"]
+	smcr = sum(1 for s in socks if s["mode"] == "SMCR")
+	print("same" if mine == theirs else "differ: %s / %s" % (mine, theirs),
+	      "CLNT:%d SERV:%d" % (per.get("CLNT", 0), per.get("SERV", 0)),
+	      "sockets:%d" % smcr)
+	PY
+	)
+	check "show smc linkgroups: smc.ko's groups and links; their connections, client and server, are the SMC-R sockets" \
+		"same CLNT:$n SERV:$n sockets:$((2 * n))" "$got"
+	got=$(py - "$TMP/devs.json" "$TMP/nl.json" "$TMP/lgrs.json" <<-'PY'
+	import json, sys
+	devs, nl, lg = (json.load(open(p)) for p in sys.argv[1:])
+	d = [x for x in devs if x["name"] == "rxe0"]
+	theirs = [(p["port"], p["links"]) for x in nl["devices"] if x["name"] == "rxe0" for p in x["ports"]]
+	groups = sum(1 for g in lg for k in g["links"] if k["ibdev"] == "rxe0")
+	print(len(d), *("%s %s %d %s" % (x["net"], x["mode"], x["port"], x["state"]) for x in d),
+	      "links=smc.ko:%s" % ([(x["port"], x["links"]) for x in d] == theirs),
+	      "links=groups:%s" % (sum(x["links"] for x in d) == groups), "links>0:%s" % (groups > 0))
+	PY
+	)
+	check "show smc devices: rxe0 on lo, its one port active, its links those of smc.ko and of the link groups" \
+		"1 lo SMCR 1 ACTIVE links=smc.ko:True links=groups:True links>0:True" "$got"
+	got=$(py - "$TMP/socks.json" "$TMP/lgrs.json" "$TMP/listen.json" <<-'PY'
+	import json, sys
+	socks, lg, listen = (json.load(open(p)) for p in sys.argv[1:])
+	links = {(g["role"], k["id"], k["gid"], k["peer_gid"]) for g in lg for k in g["links"]}
+	held = [s for s in socks if s["local"].endswith(":6121") or s["peer"].endswith(":6121")]
+	ok = sum(1 for s in held if s.get("ibdev") == "rxe0" and s.get("ibport") == 1 and
+	         (s["role"], s["link_id"], s["gid"], s["peer_gid"]) in links and
+	         s["sndbuf"] > 0 and s["rmb"] > 0)
+	l = [(s["state"], s["listening"]) for s in listen if s["local"].endswith(":6121")]
+	print("held:%d linked:%d" % (len(held), ok), "listening:%s" % l,
+	      "listeners in default:%d" % sum(1 for s in socks if s["listening"]))
+	PY
+	)
+	check "show smc sockets detail: each held socket on rxe0 port 1, on a link of its group; the listener apart" \
+		"held:$((2 * n)) linked:$((2 * n)) listening:[('LISTEN', True)] listeners in default:0" "$got"
+	# the buffers in use: smc.ko's gauges, and the sum of each socket's
+	# send buffer and RMB that SMC sock_diag gives; closes finish in a work
+	# item, so the gauges of the first run may take a moment to fall
+	wait_for 20 smc_in_use_settled || true
+	got=$(py - "$TMP/smc2.json" "$TMP/all.json" "$TMP/nl.json" <<-'PY'
+	import json, sys
+	smc, socks, nl = (json.load(open(p)) for p in sys.argv[1:])
+	m = smc["kernel"]["memory"]
+	diag = sum(s.get("sndbuf", 0) + s.get("rmb", 0) for s in socks)
+	pool = sum(g["sndbuf_alloc"] for g in nl["lgrs"]), sum(g["rmb_alloc"] for g in nl["lgrs"])
+	print("in use = diag:%s" % (m["in_use_bytes"] == diag),
+	      "pools = smc.ko's:%s" % ((m["sndbuf_pool_bytes"], m["rmb_pool_bytes"]) == pool),
+	      "connections:%d" % m["connections"])
+	PY
+	)
+	check "show smc: buffers in use are the held sockets' (sock_diag), the pools smc.ko's" \
+		"in use = diag:True pools = smc.ko's:True connections:$((2 * n))" "$got"
+	got=$($DS -j watch smc interval 100ms count 1 2>/dev/null | py -c "
+import json, sys
+f = json.loads(sys.stdin.readline())
+print(f['open_connections'], f['link_groups'] > 0, f['in_use_bytes'] is not None)")
+	check "watch smc: the open connections of each frame" "$((2 * n)) True True" "$got"
+	setup_module
+	mkdir -p "$TMP/tf"
+	exp_start --textfile "$TMP/tf/dropscope.prom" --interval 200ms
+	wait_for 30 grep -q dropscope_smc_link_group_connections "$TMP/tf/dropscope.prom" ||
+		abort "no SMC series in the textfile"
+	if got=$(promtool check metrics < "$TMP/tf/dropscope.prom" 2>&1); then
+		ok "promtool check metrics accepts the SMC series"
+	else
+		fail "promtool check metrics accepts the SMC series" "$got"
+	fi
+	got=$(for r in client server; do
+		$PC text "$TMP/tf/dropscope.prom" dropscope_smc_link_group_connections "mode=\"smcr\",role=\"$r\""
+	done | tr '\n' ' ')
+	check "export: the link groups' connections, client and server" "$n $n " "$got"
+	# the histograms, after the held connections are gone: show smc's
+	# equal smc.ko's, read in the same window (nothing else runs SMC)
+	kill_quiet $holder
+	wait $holder 2>/dev/null
+	py tests/lab/smcnl.py > "$TMP/nl0.json" || abort "smcnl.py failed: $(cat "$TMP/nl0.json")"
+	$DS -j show smc > "$TMP/smc0.json" || abort "show smc failed"
+	$SG smc 4 6120 100000 > /dev/null || abort "smcgen smc failed"
+	$DS -j show smc > "$TMP/smc1.json" || abort "show smc failed"
+	py tests/lab/smcnl.py > "$TMP/nl1.json" || abort "smcnl.py failed"
+	# 4 connections, both ends, got a send buffer and an RMB each
+	got=$(py - "$TMP/smc0.json" "$TMP/smc1.json" "$TMP/nl0.json" "$TMP/nl1.json" <<-'PY'
+	import json, sys
+	c0, c1, n0, n1 = (json.load(open(p)) for p in sys.argv[1:])
+	keys = {"tx_bufs": "tx_buffer_sizes", "rx_bufs": "rx_buffer_sizes",
+	        "tx_reqs": "tx_request_sizes", "rx_reqs": "rx_request_sizes"}
+	B = ["8KB", "16KB", "32KB", "64KB", "128KB", "256KB", "512KB", "1024KB", ">1024KB"]
+	out = []
+	for mode in ("smcr", "smcd"):
+	    for k, ck in keys.items():
+	        cli = [c1["kernel"][mode][ck][b] - c0["kernel"][mode][ck][b] for b in B]
+	        nl = [x - y for x, y in zip(n1["stats"][mode][k], n0["stats"][mode][k])]
+	        if cli != nl:
+	            out.append("%s %s: dropscope %s, smc.ko %s" % (mode, k, cli, nl))
+	r = n1["stats"]["smcr"]
+	d = [sum(r[k]) - sum(n0["stats"]["smcr"][k]) for k in ("tx_bufs", "rx_bufs")]
+	print("; ".join(out) or "equal", "bufs:%d/%d" % tuple(d),
+	      "reqs:%d" % (sum(r["tx_reqs"]) - sum(n0["stats"]["smcr"]["tx_reqs"]) > 0))
+	PY
+	)
+	check "show smc: the buffer and request size histograms are smc.ko's; 8 send buffers and 8 RMBs" \
+		"equal bufs:8/8 reqs:1" "$got"
+
+}
+
+# smc_in_use_settled: show smc's buffers in use equal the sum of the
+# sockets' (into $TMP/smc2.json and $TMP/all.json)
+smc_in_use_settled() {
+	$DS -j show smc > "$TMP/smc2.json" && $DS -j show smc sockets all > "$TMP/all.json" &&
+		[ "$(py - "$TMP/smc2.json" "$TMP/all.json" <<-'PY'
+		import json, sys
+		smc, socks = (json.load(open(p)) for p in sys.argv[1:])
+		print(smc["kernel"]["memory"]["in_use_bytes"] ==
+		      sum(s.get("sndbuf", 0) + s.get("rmb", 0) for s in socks))
+		PY
+		)" = True ]
+}
+
+# 6.1: the device is there (without a net device: 6.1's soft-RoCE does
+# not tell it), connections fall back, no link group exists
+smc_linkgroups_fallback() {
+	local got
+	$SG smc 2 6122 100 > /dev/null || abort "smcgen smc failed"
+	check "6.1: show smc linkgroups says there is none" \
+		"no SMC link groups: no SMC-R or SMC-D connection was made, or all fell back to TCP" \
+		"$($DS show smc linkgroups 2>&1 | tail -n 1)"
+	check "6.1: show smc linkgroups -j: an empty array" "[]" "$($DS -j show smc linkgroups)"
+	got=$($DS -j show smc devices | py -c "
+import json, sys
+print(*('%s %s %s %d' % (d['name'], d['net'] or '-', d['mode'], d['links']) for d in json.load(sys.stdin)))")
+	check "6.1: show smc devices: rxe0, no net device, no link" "rxe0 - SMCR 0" "$got"
+	got=$($DS -j show smc | py -c "
+import json, sys
+m = json.load(sys.stdin)['kernel']['memory']
+print(m['in_use_bytes'], m['link_groups'], m['sndbuf_pool_bytes'])")
+	check "6.1: show smc memory: in use and pools not reported (null), no link group" "None 0 0" "$got"
 }
 
 # SMC without sessions: the state probe that both share (sessions.c) still

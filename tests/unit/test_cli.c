@@ -193,7 +193,7 @@ static void test_complete(void **state)
 	complete(show, 1, "r", out, sizeof(out));
 	assert_string_equal(out, "reasons rules");
 	complete(smc, 2, "", out, sizeof(out));
-	assert_string_equal(out, "sockets");
+	assert_string_equal(out, "sockets linkgroups devices");
 	complete(set, 1, "", out, sizeof(out));
 	assert_string_equal(out, "interval threshold top ratelimit");
 	/* arguments, from the usage strings of the command table */

@@ -770,6 +770,58 @@ static void test_smc_kernel(void **state)
 	free(st.fb);
 }
 
+/* An attribute of a sock_diag message, at its end. */
+static void diag_put(struct nlmsghdr *h, unsigned short type, const void *v,
+		     size_t n)
+{
+	struct rtattr *a = (struct rtattr *)((char *)h + NLMSG_ALIGN(h->nlmsg_len));
+
+	a->rta_type = type;
+	a->rta_len = RTA_LENGTH(n);
+	memcpy(RTA_DATA(a), v, n);
+	h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + RTA_ALIGN(a->rta_len);
+}
+
+/* smcss -d and -R: a connection's buffers and link; a short one ignored */
+static void test_smc_diag_detail(struct ds_smc_socks *out)
+{
+	uint64_t buf[128] = { 0 };
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	struct smc_diag_msg *r = NLMSG_DATA(h);
+	struct smc_diag_conninfo c = { 0 };
+	struct smc_diag_lgrinfo l;
+	uint8_t shut = 2, dmb[8] = { 0 };
+
+	h->nlmsg_len = NLMSG_LENGTH(sizeof(*r));
+	r->diag_state = 1;
+	c.sndbuf_size = 65536;
+	c.rmbe_size = 32768;
+	diag_put(h, SMC_DIAG_CONNINFO, &c, sizeof(c));
+	memset(&l, 0, sizeof(l));
+	l.role = 1;
+	l.lnk[0].link_id = 2;
+	l.lnk[0].ibport = 1;
+	/* a name that fills its field, without a NUL */
+	memset(l.lnk[0].ibname, 'x', sizeof(l.lnk[0].ibname));
+	memcpy(l.lnk[0].gid, "fe80::1", 8);
+	diag_put(h, SMC_DIAG_LGRINFO, &l, sizeof(l));
+	diag_put(h, SMC_DIAG_SHUTDOWN, &shut, 1);
+	/* DMB info cut short */
+	diag_put(h, SMC_DIAG_DMBINFO, dmb, sizeof(dmb));
+	assert_true(h->nlmsg_len <= sizeof(buf));
+	assert_int_equal(ds_smc_diag_msg(h, out), 0);
+	assert_int_equal(out->n, 1);
+	assert_true(out->v[0].has_conn);
+	assert_int_equal(out->v[0].sndbuf, 65536);
+	assert_int_equal(out->v[0].rmb, 32768);
+	assert_true(out->v[0].has_link);
+	assert_int_equal(out->v[0].link_id, 2);
+	assert_int_equal(strlen(out->v[0].ibdev), sizeof(out->v[0].ibdev) - 1);
+	assert_string_equal(out->v[0].gid, "fe80::1");
+	assert_int_equal(out->v[0].shutdown, 2);
+	assert_false(out->v[0].has_dmb);
+}
+
 static void test_smc_diag(void **state)
 {
 	struct {
@@ -803,6 +855,195 @@ static void test_smc_diag(void **state)
 	assert_int_equal(ds_smc_diag_msg(&msg.h, &out), -EINVAL);
 	assert_int_equal(out.n, 1);
 	free(out.v);
+	memset(&out, 0, sizeof(out));
+	test_smc_diag_detail(&out);
+	free(out.v);
+}
+
+/* A link group of smc.ko's GET_LINK_SMCR dump, with its V2 nest. */
+static struct nl_msg *smc_lgr_msg(uint32_t id, uint32_t conns)
+{
+	struct nl_msg *m = smc_msg();
+	struct nlattr *n, *v;
+
+	n = nla_nest_start(m, SMC_GEN_LGR_SMCR);
+	nla_put_u32(m, SMC_NLA_LGR_R_ID, id);
+	nla_put_u32(m, SMC_NLA_LGR_R_CONNS_NUM, conns);
+	nla_put_u8(m, SMC_NLA_LGR_R_ROLE, 1);
+	nla_put_u8(m, SMC_NLA_LGR_R_TYPE, 2);
+	nla_put_string(m, SMC_NLA_LGR_R_PNETID, "NET1            ");
+	/* 6.12's pools: a "uint", 4 bytes here, 8 there */
+	nla_put_u32(m, DS_SMC_LGR_R_SNDBUF_ALLOC, 65536);
+	nla_put_u64(m, DS_SMC_LGR_R_RMB_ALLOC, 1ULL << 33);
+	v = nla_nest_start(m, SMC_NLA_LGR_R_V2_COMMON);
+	nla_put_u8(m, SMC_NLA_LGR_V2_VER, 2);	/* attribute type 0 */
+	nla_put_u8(m, SMC_NLA_LGR_V2_OS, 2);
+	nla_put_string(m, SMC_NLA_LGR_V2_NEG_EID, "DROPSCOPE-LAB");
+	nla_nest_end(m, v);
+	v = nla_nest_start(m, SMC_NLA_LGR_R_V2);
+	nla_put_u8(m, SMC_NLA_LGR_R_V2_DIRECT, 1);
+	nla_nest_end(m, v);
+	nla_nest_end(m, n);
+	return m;
+}
+
+static struct nl_msg *smc_link_msg(uint8_t id)
+{
+	struct nl_msg *m = smc_msg();
+	struct nlattr *n;
+
+	n = nla_nest_start(m, SMC_GEN_LINK_SMCR);
+	nla_put_u8(m, SMC_NLA_LINK_ID, id);
+	nla_put_string(m, SMC_NLA_LINK_IB_DEV, "rxe0");
+	nla_put_u8(m, SMC_NLA_LINK_IB_PORT, 1);
+	nla_put_u32(m, SMC_NLA_LINK_CONN_CNT, 3);
+	nla_put_u32(m, SMC_NLA_LINK_NET_DEV, 1);
+	nla_put_u32(m, SMC_NLA_LINK_UID, htonl(0x101));
+	nla_put_u32(m, SMC_NLA_LINK_STATE, 3);
+	nla_put_string(m, SMC_NLA_LINK_GID, "fe80:0000:0000:0000:0000:0000:0000:0001");
+	nla_nest_end(m, n);
+	return m;
+}
+
+static void test_smc_lgrs(void **state)
+{
+	struct ds_smc_lgrs g = { 0 };
+	struct nl_msg *m;
+	struct nlattr *n;
+	int i;
+
+	(void)state;
+	/* a link before any group: whose is it? skipped */
+	m = smc_link_msg(1);
+	assert_int_equal(ds_smc_lgr_cb(m, &g), NL_SKIP);
+	nlmsg_free(m);
+	assert_int_equal(g.n, 0);
+
+	m = smc_lgr_msg(0x100, 3);
+	assert_int_equal(ds_smc_lgr_cb(m, &g), NL_OK);
+	nlmsg_free(m);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.v[0].id, 0x100);
+	assert_int_equal(g.v[0].conns, 3);
+	assert_string_equal(ds_smc_lgr_role_name(g.v[0].role), "SERV");
+	assert_string_equal(ds_smc_lgr_type_name(g.v[0].type), "SYM");
+	assert_string_equal(g.v[0].pnetid, "NET1");
+	assert_true(g.v[0].has_alloc);
+	assert_int_equal(g.v[0].sndbuf_alloc, 65536);
+	assert_int_equal(g.v[0].rmb_alloc, 1ULL << 33);
+	assert_true(g.v[0].v2);
+	assert_int_equal(g.v[0].version, 2);
+	assert_int_equal(g.v[0].os, 2);
+	assert_string_equal(g.v[0].eid, "DROPSCOPE-LAB");
+	assert_true(g.v[0].has_direct);
+	assert_int_equal(g.v[0].direct, 1);
+	/* its links: three kept, a fourth counted */
+	for (i = 1; i <= 4; i++) {
+		m = smc_link_msg(i);
+		assert_int_equal(ds_smc_lgr_cb(m, &g), i <= 3 ? NL_OK : NL_SKIP);
+		nlmsg_free(m);
+	}
+	assert_int_equal(g.v[0].nlinks, 3);
+	assert_int_equal(g.v[0].links_dropped, 1);
+	assert_int_equal(g.v[0].links[2].id, 3);
+	assert_string_equal(g.v[0].links[0].ibdev, "rxe0");
+	assert_int_equal(g.v[0].links[0].uid, 0x101);
+	assert_int_equal(g.v[0].links[0].ifindex, 1);
+	assert_string_equal(ds_smc_link_state_name(g.v[0].links[0].state),
+			    "ACTIVE");
+
+	/* hostile: a group without its id, a u32 cut to a byte, a string
+	 * without its NUL: each skipped, nothing added */
+	for (i = 0; i < 3; i++) {
+		m = smc_msg();
+		n = nla_nest_start(m, SMC_GEN_LGR_SMCR);
+		if (i == 0)
+			nla_put_u32(m, SMC_NLA_LGR_R_CONNS_NUM, 1);
+		else if (i == 1)
+			nla_put_u8(m, SMC_NLA_LGR_R_ID, 1);
+		else
+			nla_put_u32(m, SMC_NLA_LGR_R_ID, 2);
+		if (i == 2)
+			nla_put(m, SMC_NLA_LGR_R_PNETID, 4, "NET1");
+		nla_nest_end(m, n);
+		assert_int_equal(ds_smc_lgr_cb(m, &g), NL_SKIP);
+		nlmsg_free(m);
+	}
+	assert_int_equal(g.n, 1);
+
+	/* SMC-D: its own group; a link after it is not its */
+	m = smc_msg();
+	n = nla_nest_start(m, SMC_GEN_LGR_SMCD);
+	nla_put_u32(m, SMC_NLA_LGR_D_ID, 0x200);
+	nla_put_u32(m, SMC_NLA_LGR_D_CONNS_NUM, 2);
+	nla_put_u64(m, SMC_NLA_LGR_D_GID, 0x1234);
+	nla_put_u32(m, SMC_NLA_LGR_D_CHID, 0x0302);	/* u32 on the wire */
+	nla_nest_end(m, n);
+	assert_int_equal(ds_smc_lgr_cb(m, &g), NL_OK);
+	nlmsg_free(m);
+	m = smc_link_msg(1);
+	assert_int_equal(ds_smc_lgr_cb(m, &g), NL_SKIP);
+	nlmsg_free(m);
+	assert_int_equal(g.n, 2);
+	assert_true(g.v[1].smcd);
+	assert_int_equal(g.v[1].conns, 2);
+	assert_int_equal(g.v[1].gid, 0x1234);
+	assert_int_equal(g.v[1].chid, 0x0302);
+	assert_false(g.v[1].has_alloc);
+	assert_int_equal(g.v[1].nlinks, 0);
+	free(g.v);
+}
+
+static void test_smc_devices(void **state)
+{
+	struct ds_smc_devices d = { 0 };
+	struct nl_msg *m = smc_msg();
+	struct nlattr *n, *p;
+
+	(void)state;
+	/* rxe on lo: no PCI, one port */
+	n = nla_nest_start(m, SMC_GEN_DEV_SMCR);
+	nla_put_u8(m, SMC_NLA_DEV_IS_CRIT, 0);
+	nla_put_string(m, SMC_NLA_DEV_IB_NAME, "rxe0");
+	p = nla_nest_start(m, SMC_NLA_DEV_PORT);
+	nla_put_u8(m, SMC_NLA_DEV_PORT_PNET_USR, 0);
+	nla_put_string(m, SMC_NLA_DEV_PORT_PNETID, "");
+	nla_put_u32(m, SMC_NLA_DEV_PORT_NETDEV, 1);
+	nla_put_u8(m, SMC_NLA_DEV_PORT_VALID, 1);
+	nla_put_u8(m, SMC_NLA_DEV_PORT_STATE, 1);
+	nla_put_u32(m, SMC_NLA_DEV_PORT_LNK_CNT, 2);
+	nla_nest_end(m, p);
+	nla_nest_end(m, n);
+	assert_int_equal(ds_smc_device_cb(m, &d), NL_OK);
+	nlmsg_free(m);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.v[0].name, "rxe0");
+	assert_false(d.v[0].smcd);
+	assert_false(d.v[0].has_pci);
+	assert_true(d.v[0].port[0].present);
+	assert_true(d.v[0].port[0].active);
+	assert_int_equal(d.v[0].port[0].ifindex, 1);
+	assert_int_equal(d.v[0].port[0].links, 2);
+	assert_false(d.v[0].port[1].present);
+	/* an RDMA device without its name, a port with a short link count */
+	m = smc_msg();
+	n = nla_nest_start(m, SMC_GEN_DEV_SMCR);
+	nla_put_u8(m, SMC_NLA_DEV_IS_CRIT, 1);
+	nla_nest_end(m, n);
+	assert_int_equal(ds_smc_device_cb(m, &d), NL_SKIP);
+	nlmsg_free(m);
+	m = smc_msg();
+	n = nla_nest_start(m, SMC_GEN_DEV_SMCR);
+	nla_put_string(m, SMC_NLA_DEV_IB_NAME, "mlx5_0");
+	p = nla_nest_start(m, SMC_NLA_DEV_PORT);
+	nla_put_u8(m, SMC_NLA_DEV_PORT_LNK_CNT, 2);
+	nla_nest_end(m, p);
+	nla_nest_end(m, n);
+	assert_int_equal(ds_smc_device_cb(m, &d), NL_OK);
+	nlmsg_free(m);
+	assert_int_equal(d.n, 2);
+	assert_false(d.v[1].port[0].present);
+	free(d.v);
 }
 
 /* ---- records and rule files -------------------------------------------- */
@@ -1146,6 +1387,8 @@ int main(void)
 		cmocka_unit_test(test_smc_own),
 		cmocka_unit_test(test_smc_kernel),
 		cmocka_unit_test(test_smc_diag),
+		cmocka_unit_test(test_smc_lgrs),
+		cmocka_unit_test(test_smc_devices),
 		cmocka_unit_test(test_metrics_text),
 		cmocka_unit_test(test_rule_words_back),
 		cmocka_unit_test(test_record_file),

@@ -481,10 +481,44 @@ void ds_stacks_print(struct ds_print *p, const struct ds_stack *v, size_t n,
 
 /* smc.c: SMC, from smc.ko's SMC_GEN_NETLINK family and SMC sock_diag,
  * and dropscope's own SMC counters */
+/*
+ * Attributes of 6.12's smc.ko beyond the 6.1 uapi headers dropscope builds
+ * against; their numbers follow the last one those headers have. The
+ * byte counts are the kernel's variable-width "uint": 4 or 8 bytes.
+ */
+enum {
+	DS_SMC_LGR_R_SNDBUF_ALLOC = SMC_NLA_LGR_R_BUF_TYPE + 1,
+	DS_SMC_LGR_R_RMB_ALLOC,
+	DS_SMC_LGR_R_MAX = DS_SMC_LGR_R_RMB_ALLOC,
+};
+
+enum {
+	DS_SMC_LGR_D_EXT_GID = SMC_NLA_LGR_D_V2_COMMON + 1,
+	DS_SMC_LGR_D_PEER_EXT_GID,
+	DS_SMC_LGR_D_SNDBUF_ALLOC,
+	DS_SMC_LGR_D_DMB_ALLOC,
+	DS_SMC_LGR_D_MAX = DS_SMC_LGR_D_DMB_ALLOC,
+};
+
+enum {
+	DS_SMC_STATS_T_RX_RMB_USAGE = SMC_NLA_STATS_T_TX_CNT + 1,
+	DS_SMC_STATS_T_TX_RMB_USAGE,
+};
+
+/* The size histograms of a mode's statistics: buffers and requests */
+enum { DS_SMC_TX_BUFS, DS_SMC_RX_BUFS, DS_SMC_TX_REQS, DS_SMC_RX_REQS,
+       DS_SMC_NSIZES };
+/* Their buckets: up to 8 KiB, 16, 32 ... 1024 KiB, then more */
+#define DS_SMC_NBUCKETS	SMC_NLA_STATS_PLOAD_MAX
+
 /* The kernel's statistics of one SMC mode (SMC_NLA_STATS_*_TECH). */
 struct ds_smc_tech {
 	uint64_t v[SMC_NLA_STATS_T_MAX + 1];	/* the u64 attributes */
 	uint64_t rmb[2][SMC_NLA_STATS_RMB_MAX + 1];	/* tx, rx */
+	/* [DS_SMC_TX_BUFS...][bucket]: bucket i counts up to 8 KiB << i */
+	uint64_t sizes[DS_SMC_NSIZES][DS_SMC_NBUCKETS];
+	uint64_t usage[2];	/* tx, rx: bytes of buffers in use (6.12) */
+	bool has_usage;
 };
 
 struct ds_smc_fback {
@@ -526,17 +560,83 @@ struct ds_smc_sock {
 	uint64_t inode;
 	uint32_t uid;
 	uint32_t reason;	/* fallback reason, when it fell back */
+	uint32_t peer_reason;	/* the peer's, when it said one */
 	uint32_t pid;
 	uint16_t lport, rport;
 	uint8_t state;
 	uint8_t mode;
+	uint8_t shutdown;	/* RCV_SHUTDOWN 1, SEND_SHUTDOWN 2 */
 	bool has_reason;
 	char laddr[48], raddr[48];
 	char comm[16];
+	/* SMC_DIAG_CONNINFO: an SMC connection's buffers */
+	bool has_conn;
+	uint32_t token, sndbuf, rmb, peer_rmb;
+	/* SMC_DIAG_LGRINFO: an SMC-R connection's link */
+	bool has_link;
+	uint8_t role, link_id, ibport;
+	char ibdev[64], gid[48], peer_gid[48];
+	/* SMC_DIAG_DMBINFO: an SMC-D connection's DMB */
+	bool has_dmb;
+	uint32_t dmb_lgr;
+	uint64_t dmb_gid, dmb_peer_gid, dmb_token, dmb_peer_token;
 };
 
 struct ds_smc_socks {
 	struct ds_smc_sock *v;
+	size_t n, cap;
+};
+
+/* A link of an SMC-R link group (SMC_GEN_LINK_SMCR). */
+struct ds_smc_link {
+	uint8_t id, ibport;
+	uint32_t state, conns, ifindex, uid, peer_uid;
+	char ibdev[64], gid[48], peer_gid[48];
+};
+
+/* A link group, SMC-R (SMC_GEN_LGR_SMCR) or SMC-D (SMC_GEN_LGR_SMCD). */
+struct ds_smc_lgr {
+	bool smcd;
+	uint32_t id, conns;
+	uint8_t role, type, vlan, buf_type;
+	char pnetid[20];
+	bool has_alloc;			/* 6.12: the pools' bytes */
+	uint64_t sndbuf_alloc, rmb_alloc;	/* rmb: the DMBs for SMC-D */
+	bool v2;			/* SMC_NLA_LGR_*_V2_COMMON */
+	uint8_t version, release, os;
+	char peer_host[40], eid[40];
+	bool has_direct;
+	uint8_t direct, max_conns, max_links;
+	uint32_t chid;			/* SMC-D */
+	uint64_t gid, peer_gid;		/* SMC-D */
+	struct ds_smc_link links[3];	/* SMC_LINKS_PER_LGR_MAX */
+	size_t nlinks;
+	uint64_t links_dropped;		/* links past the three */
+};
+
+struct ds_smc_lgrs {
+	struct ds_smc_lgr *v;
+	size_t n, cap;
+};
+
+/* A port of an SMC device (SMC_NLA_DEV_PORT, _PORT2). */
+struct ds_smc_port {
+	bool present, pnet_user, active;
+	uint32_t ifindex, links;
+	char pnetid[20];
+};
+
+/* An RDMA device SMC-R may use, or an ISM device of SMC-D. */
+struct ds_smc_device {
+	bool smcd, crit, has_pci;
+	uint32_t use_cnt, fid;
+	uint16_t chid, vendor, device;
+	char name[64], pci_id[20];
+	struct ds_smc_port port[2];
+};
+
+struct ds_smc_devices {
+	struct ds_smc_device *v;
 	size_t n, cap;
 };
 
@@ -550,6 +650,13 @@ int ds_smc_read(struct ds_smc_stats *st);
 /* dropscope's own (SMC_GET); ds_smc_own_free() frees what it holds. */
 int ds_smc_own_fetch(struct ds_nl *nl, struct ds_smc_own *o);
 void ds_smc_own_free(struct ds_smc_own *o);
+/* The link groups with their links, SMC-R then SMC-D; the devices. A DS_
+ * status, the reason said on standard error; out->v the caller frees. */
+int ds_smc_lgrs_read(struct ds_smc_lgrs *out);
+int ds_smc_devices_read(struct ds_smc_devices *out);
+const char *ds_smc_lgr_role_name(uint8_t role);
+const char *ds_smc_lgr_type_name(uint8_t type);
+const char *ds_smc_link_state_name(uint32_t state);
 /* The SMC sockets, then the process that holds each. */
 int ds_smc_diag_dump(struct ds_smc_socks *out);
 void ds_smc_owners(struct ds_smc_socks *s);
@@ -646,6 +753,10 @@ enum ds_metric_family {
 	DS_MF_SMC_COPIES,
 	DS_MF_SMC_DEV_BYTES,
 	DS_MF_SMC_LINK_DOWNS,
+	DS_MF_SMC_LGRS,
+	DS_MF_SMC_LGR_CONNS,
+	DS_MF_SMC_IN_USE,
+	DS_MF_SMC_POOLS,
 	DS_MF_COUNT
 };
 
@@ -683,6 +794,9 @@ void ds_metrics_epoch(struct ds_metrics *m, uint64_t epoch);
 void ds_metrics_stats(struct ds_metrics *m, const uint64_t *v);
 void ds_metrics_sites(struct ds_metrics *m, const struct ds_sites *s);
 void ds_metrics_smc(struct ds_metrics *m, const struct ds_smc_own *o);
+/* smc.ko's own: link groups, their connections, buffer memory */
+void ds_metrics_smc_kernel(struct ds_metrics *m, const struct ds_smc_stats *st,
+			   const struct ds_smc_lgrs *g);
 void ds_metrics_finish(struct ds_metrics *m);
 /* The text format of every series (the caller frees it), or NULL. */
 char *ds_metrics_text(struct ds_metrics *m, size_t *len);
@@ -752,6 +866,8 @@ int ds_smc_own_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 		  void *arg);	/* struct ds_smc_own */
 /* smc.ko's replies (libnl's callbacks), into struct ds_smc_stats */
 int ds_smc_stats_cb(struct nl_msg *msg, void *arg);
+int ds_smc_lgr_cb(struct nl_msg *msg, void *arg);	/* struct ds_smc_lgrs */
+int ds_smc_device_cb(struct nl_msg *msg, void *arg);	/* ds_smc_devices */
 int ds_smc_fback_cb(struct nl_msg *msg, void *arg);
 /* One SMC sock_diag message, appended to out */
 struct nlmsghdr;

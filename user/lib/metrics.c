@@ -72,6 +72,14 @@ static const struct ds_family ds_families[DS_MF_COUNT] = {
 		"SMC-R payload bytes by RDMA device and direction" },
 	[DS_MF_SMC_LINK_DOWNS] = { "dropscope_smc_link_downs_total", "counter",
 		"SMC-R links gone down" },
+	[DS_MF_SMC_LGRS] = { "dropscope_smc_link_groups", "gauge",
+		"smc.ko's link groups now, by mode and role" },
+	[DS_MF_SMC_LGR_CONNS] = { "dropscope_smc_link_group_connections", "gauge",
+		"Connections in smc.ko's link groups now, by mode and role" },
+	[DS_MF_SMC_IN_USE] = { "dropscope_smc_buffer_in_use_bytes", "gauge",
+		"Bytes of SMC send (tx) and receive (rx) buffers in use by this namespace's connections, by mode (6.12 and later)" },
+	[DS_MF_SMC_POOLS] = { "dropscope_smc_buffer_pool_bytes", "gauge",
+		"Bytes of send buffers and RMBs (DMBs) held in smc.ko's link groups, in use or kept for reuse (6.12 and later)" },
 };
 
 static bool ds_is_counter(int family)
@@ -280,6 +288,57 @@ void ds_metrics_smc(struct ds_metrics *m, const struct ds_smc_own *o)
 		snprintf(labels, sizeof(labels), "device=\"%s\",direction=\"rx\"",
 			 o->devs[i].name);
 		ds_metric(m, DS_MF_SMC_DEV_BYTES, labels, o->devs[i].v[2]);
+	}
+}
+
+/*
+ * smc.ko's link groups and buffers. Every series is given each read, 0
+ * when there is nothing, so that none keeps the value of a link group
+ * gone; the buffers' only on a kernel that reports them.
+ */
+void ds_metrics_smc_kernel(struct ds_metrics *m, const struct ds_smc_stats *st,
+			   const struct ds_smc_lgrs *g)
+{
+	static const char *const mode[2] = { "smcr", "smcd" };
+	static const char *const dir[2] = { "tx", "rx" };
+	uint64_t n[2][2] = { { 0 } }, c[2][2] = { { 0 } }, pool[2] = { 0 };
+	bool alloc = false;
+	char labels[64];
+	size_t i;
+	int d, r;
+
+	for (i = 0; i < g->n; i++) {
+		const struct ds_smc_lgr *l = &g->v[i];
+
+		n[l->smcd][!!l->role]++;
+		c[l->smcd][!!l->role] += l->conns;
+		pool[0] += l->sndbuf_alloc;
+		pool[1] += l->rmb_alloc;
+		alloc |= l->has_alloc;
+	}
+	for (d = 0; d < 2; d++) {
+		for (r = 0; r < 2; r++) {
+			/* SMC-D groups have no role: all are "client" here */
+			if (d && r)
+				continue;
+			snprintf(labels, sizeof(labels),
+				 "mode=\"%s\",role=\"%s\"", mode[d],
+				 d ? "none" : r ? "server" : "client");
+			ds_metric(m, DS_MF_SMC_LGRS, labels, n[d][r]);
+			ds_metric(m, DS_MF_SMC_LGR_CONNS, labels, c[d][r]);
+		}
+		if (!st->tech[d].has_usage)
+			continue;
+		for (r = 0; r < 2; r++) {
+			snprintf(labels, sizeof(labels),
+				 "direction=\"%s\",mode=\"%s\"", dir[r], mode[d]);
+			ds_metric(m, DS_MF_SMC_IN_USE, labels,
+				  st->tech[d].usage[r]);
+		}
+	}
+	if (alloc || (!g->n && (st->tech[0].has_usage || st->tech[1].has_usage))) {
+		ds_metric(m, DS_MF_SMC_POOLS, "buffer=\"sndbuf\"", pool[0]);
+		ds_metric(m, DS_MF_SMC_POOLS, "buffer=\"rmb\"", pool[1]);
 	}
 }
 

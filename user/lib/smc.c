@@ -146,6 +146,27 @@ static void ds_smc_get_u64s(uint64_t *v, int max, struct nlattr *nest)
 	}
 }
 
+/* A histogram: SMC_NLA_STATS_PLOAD_8K (1) is bucket 0. */
+static void ds_smc_get_sizes(uint64_t *v, struct nlattr *nest)
+{
+	uint64_t b[DS_SMC_NBUCKETS + 1] = { 0 };
+
+	ds_smc_get_u64s(b, DS_SMC_NBUCKETS, nest);
+	memcpy(v, b + 1, DS_SMC_NBUCKETS * sizeof(*v));
+}
+
+/* The kernel's "uint": 4 bytes, or 8 when the value needs them. */
+static bool ds_smc_uint(const struct nlattr *a, uint64_t *v)
+{
+	if (nla_len(a) == sizeof(uint64_t))
+		*v = nla_get_u64((struct nlattr *)a);
+	else if (nla_len(a) == sizeof(uint32_t))
+		*v = nla_get_u32((struct nlattr *)a);
+	else
+		return false;
+	return true;
+}
+
 static void ds_smc_tech_parse(struct ds_smc_tech *t, struct nlattr *nest)
 {
 	struct nlattr *a;
@@ -153,10 +174,32 @@ static void ds_smc_tech_parse(struct ds_smc_tech *t, struct nlattr *nest)
 
 	ds_smc_get_u64s(t->v, SMC_NLA_STATS_T_MAX, nest);
 	nla_for_each_nested(a, nest, rem) {
-		if (nla_type(a) == SMC_NLA_STATS_T_TX_RMB_STATS)
+		switch (nla_type(a)) {
+		case SMC_NLA_STATS_T_TX_RMB_STATS:
 			ds_smc_get_u64s(t->rmb[0], SMC_NLA_STATS_RMB_MAX, a);
-		else if (nla_type(a) == SMC_NLA_STATS_T_RX_RMB_STATS)
+			break;
+		case SMC_NLA_STATS_T_RX_RMB_STATS:
 			ds_smc_get_u64s(t->rmb[1], SMC_NLA_STATS_RMB_MAX, a);
+			break;
+		case SMC_NLA_STATS_T_TX_RMB_SIZE:
+			ds_smc_get_sizes(t->sizes[DS_SMC_TX_BUFS], a);
+			break;
+		case SMC_NLA_STATS_T_RX_RMB_SIZE:
+			ds_smc_get_sizes(t->sizes[DS_SMC_RX_BUFS], a);
+			break;
+		case SMC_NLA_STATS_T_TXPLOAD_SIZE:
+			ds_smc_get_sizes(t->sizes[DS_SMC_TX_REQS], a);
+			break;
+		case SMC_NLA_STATS_T_RXPLOAD_SIZE:
+			ds_smc_get_sizes(t->sizes[DS_SMC_RX_REQS], a);
+			break;
+		case DS_SMC_STATS_T_TX_RMB_USAGE:
+			t->has_usage |= ds_smc_uint(a, &t->usage[0]);
+			break;
+		case DS_SMC_STATS_T_RX_RMB_USAGE:
+			t->has_usage |= ds_smc_uint(a, &t->usage[1]);
+			break;
+		}
 	}
 }
 
@@ -237,16 +280,23 @@ int ds_smc_absent(void)
 	return DS_EFAIL;
 }
 
+/* One dump of smc.ko's family into one callback's argument. */
+struct ds_smc_req {
+	uint8_t cmd;
+	int (*fn)(struct nl_msg *msg, void *arg);
+};
+
 /*
- * The kernel's SMC statistics and fallbacks, into st (whose fb the caller
- * frees); a DS_ status, with the reason said on standard error.
+ * The dumps of reqs, in order, on one socket: a DS_ status, with the
+ * reason said on standard error (what: what was being read).
  */
-int ds_smc_read(struct ds_smc_stats *st)
+static int ds_smc_dumps(const struct ds_smc_req *reqs, size_t n, void *arg,
+			const char *what)
 {
 	struct ds_smc_nl s = { 0 };
+	size_t i;
 	int err;
 
-	memset(st, 0, sizeof(*st));
 	err = ds_smc_open(&s);
 	if (err == -ENOENT)
 		return ds_smc_absent();
@@ -255,19 +305,416 @@ int ds_smc_read(struct ds_smc_stats *st)
 			strerror(-err));
 		return DS_EFAIL;
 	}
-	err = ds_smc_dump(&s, SMC_NETLINK_GET_STATS, ds_smc_stats_cb, st);
-	if (!err)
-		err = ds_smc_dump(&s, SMC_NETLINK_GET_FBACK_STATS,
-				  ds_smc_fback_cb, st);
+	for (i = 0; !err && i < n; i++)
+		err = ds_smc_dump(&s, reqs[i].cmd, reqs[i].fn, arg);
 	nl_socket_free(s.sk);
 	if (err) {
-		free(st->fb);
-		st->fb = NULL;
-		fprintf(stderr, "dropscope: reading the kernel's SMC statistics failed: %s\n",
-			strerror(-err));
+		fprintf(stderr, "dropscope: reading the kernel's SMC %s failed: %s\n",
+			what, strerror(-err));
 		return err == -EPERM ? DS_EPERM : DS_EFAIL;
 	}
 	return DS_OK;
+}
+
+/*
+ * The kernel's SMC statistics and fallbacks, into st (whose fb the caller
+ * frees); a DS_ status, with the reason said on standard error.
+ */
+int ds_smc_read(struct ds_smc_stats *st)
+{
+	static const struct ds_smc_req reqs[] = {
+		{ SMC_NETLINK_GET_STATS, ds_smc_stats_cb },
+		{ SMC_NETLINK_GET_FBACK_STATS, ds_smc_fback_cb },
+	};
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	err = ds_smc_dumps(reqs, DS_N(reqs), st, "statistics");
+	if (err) {
+		free(st->fb);
+		st->fb = NULL;
+	}
+	return err;
+}
+
+/* ---- link groups and devices (smcr linkgroup, smcr device) ------------- */
+
+/* A string attribute, cut to the buffer; the kernel pads some with blanks. */
+static void ds_smc_str(char *buf, size_t len, const struct nlattr *a)
+{
+	size_t n;
+
+	buf[0] = '\0';
+	if (!a)
+		return;
+	nla_strlcpy(buf, (struct nlattr *)a, len);
+	n = strlen(buf);
+	while (n && buf[n - 1] == ' ')
+		buf[--n] = '\0';
+}
+
+/* SMC_NLA_LGR_V2_COMMON: version (type 0), release, OS, EID, peer host. */
+static void ds_smc_v2_parse(struct ds_smc_lgr *l, struct nlattr *nest)
+{
+	struct nlattr *a;
+	int rem;
+
+	l->v2 = true;
+	l->version = 2;
+	nla_for_each_nested(a, nest, rem) {
+		bool u8 = nla_len(a) >= 1;
+
+		switch (nla_type(a)) {
+		case SMC_NLA_LGR_V2_VER:
+			if (u8)
+				l->version = nla_get_u8(a);
+			break;
+		case SMC_NLA_LGR_V2_REL:
+			if (u8)
+				l->release = nla_get_u8(a);
+			break;
+		case SMC_NLA_LGR_V2_OS:
+			if (u8)
+				l->os = nla_get_u8(a);
+			break;
+		case SMC_NLA_LGR_V2_NEG_EID:
+			if (u8)
+				ds_smc_str(l->eid, sizeof(l->eid), a);
+			break;
+		case SMC_NLA_LGR_V2_PEER_HOST:
+			if (u8)
+				ds_smc_str(l->peer_host, sizeof(l->peer_host), a);
+			break;
+		}
+	}
+}
+
+/* SMC_NLA_LGR_R_V2: direct, and on 6.12 the most connections and links */
+static void ds_smc_r_v2_parse(struct ds_smc_lgr *l, struct nlattr *nest)
+{
+	uint64_t v[4] = { 0 };
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) > 0 && nla_type(a) < 4 && nla_len(a) >= 1) {
+			v[nla_type(a)] = nla_get_u8(a);
+			l->has_direct |= nla_type(a) == SMC_NLA_LGR_R_V2_DIRECT;
+		}
+	}
+	l->direct = v[1];
+	l->max_conns = v[2];
+	l->max_links = v[3];
+}
+
+static const struct nla_policy ds_smc_lgr_r_pol[DS_SMC_LGR_R_MAX + 1] = {
+	[SMC_NLA_LGR_R_ID] = { .type = NLA_U32 },
+	[SMC_NLA_LGR_R_ROLE] = { .type = NLA_U8 },
+	[SMC_NLA_LGR_R_TYPE] = { .type = NLA_U8 },
+	[SMC_NLA_LGR_R_PNETID] = { .type = NLA_STRING },
+	[SMC_NLA_LGR_R_VLAN_ID] = { .type = NLA_U8 },
+	[SMC_NLA_LGR_R_CONNS_NUM] = { .type = NLA_U32 },
+	[SMC_NLA_LGR_R_BUF_TYPE] = { .type = NLA_U8 },
+	[DS_SMC_LGR_R_SNDBUF_ALLOC] = { .type = NLA_U32 },
+	[DS_SMC_LGR_R_RMB_ALLOC] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy ds_smc_lgr_d_pol[DS_SMC_LGR_D_MAX + 1] = {
+	[SMC_NLA_LGR_D_ID] = { .type = NLA_U32 },
+	[SMC_NLA_LGR_D_GID] = { .type = NLA_U64 },
+	[SMC_NLA_LGR_D_PEER_GID] = { .type = NLA_U64 },
+	[SMC_NLA_LGR_D_VLAN_ID] = { .type = NLA_U8 },
+	[SMC_NLA_LGR_D_CONNS_NUM] = { .type = NLA_U32 },
+	[SMC_NLA_LGR_D_PNETID] = { .type = NLA_STRING },
+	/* a u16 in the headers, a u32 on the wire */
+	[SMC_NLA_LGR_D_CHID] = { .type = NLA_U16 },
+	[DS_SMC_LGR_D_SNDBUF_ALLOC] = { .type = NLA_U32 },
+	[DS_SMC_LGR_D_DMB_ALLOC] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy ds_smc_link_pol[SMC_NLA_LINK_MAX + 1] = {
+	[SMC_NLA_LINK_ID] = { .type = NLA_U8 },
+	[SMC_NLA_LINK_IB_DEV] = { .type = NLA_STRING },
+	[SMC_NLA_LINK_IB_PORT] = { .type = NLA_U8 },
+	[SMC_NLA_LINK_GID] = { .type = NLA_STRING },
+	[SMC_NLA_LINK_PEER_GID] = { .type = NLA_STRING },
+	[SMC_NLA_LINK_CONN_CNT] = { .type = NLA_U32 },
+	[SMC_NLA_LINK_NET_DEV] = { .type = NLA_U32 },
+	[SMC_NLA_LINK_UID] = { .type = NLA_U32 },
+	[SMC_NLA_LINK_PEER_UID] = { .type = NLA_U32 },
+	[SMC_NLA_LINK_STATE] = { .type = NLA_U32 },
+};
+
+#define DS_SMC_GET(tb, i, get, dst)					\
+	do {								\
+		if ((tb)[i])						\
+			(dst) = get((tb)[i]);				\
+	} while (0)
+
+static struct ds_smc_lgr *ds_smc_lgr_new(struct ds_smc_lgrs *o)
+{
+	struct ds_smc_lgr *l;
+
+	l = ds_grow(o->v, &o->cap, o->n, sizeof(*o->v), 16);
+	if (!l)
+		return NULL;
+	o->v = l;
+	l = &o->v[o->n++];
+	memset(l, 0, sizeof(*l));
+	return l;
+}
+
+static int ds_smc_lgr_r(struct ds_smc_lgrs *o, struct nlattr *nest)
+{
+	struct nlattr *tb[DS_SMC_LGR_R_MAX + 1];
+	struct ds_smc_lgr *l;
+
+	if (ds_nla_parse_nested(tb, DS_SMC_LGR_R_MAX, nest, ds_smc_lgr_r_pol) ||
+	    !tb[SMC_NLA_LGR_R_ID])
+		return NL_SKIP;
+	l = ds_smc_lgr_new(o);
+	if (!l)
+		return NL_STOP;
+	l->version = 1;
+	l->id = nla_get_u32(tb[SMC_NLA_LGR_R_ID]);
+	DS_SMC_GET(tb, SMC_NLA_LGR_R_CONNS_NUM, nla_get_u32, l->conns);
+	DS_SMC_GET(tb, SMC_NLA_LGR_R_ROLE, nla_get_u8, l->role);
+	DS_SMC_GET(tb, SMC_NLA_LGR_R_TYPE, nla_get_u8, l->type);
+	DS_SMC_GET(tb, SMC_NLA_LGR_R_VLAN_ID, nla_get_u8, l->vlan);
+	DS_SMC_GET(tb, SMC_NLA_LGR_R_BUF_TYPE, nla_get_u8, l->buf_type);
+	ds_smc_str(l->pnetid, sizeof(l->pnetid), tb[SMC_NLA_LGR_R_PNETID]);
+	if (tb[DS_SMC_LGR_R_SNDBUF_ALLOC] && tb[DS_SMC_LGR_R_RMB_ALLOC])
+		l->has_alloc = ds_smc_uint(tb[DS_SMC_LGR_R_SNDBUF_ALLOC],
+					   &l->sndbuf_alloc) &&
+			       ds_smc_uint(tb[DS_SMC_LGR_R_RMB_ALLOC],
+					   &l->rmb_alloc);
+	if (tb[SMC_NLA_LGR_R_V2_COMMON])
+		ds_smc_v2_parse(l, tb[SMC_NLA_LGR_R_V2_COMMON]);
+	if (tb[SMC_NLA_LGR_R_V2])
+		ds_smc_r_v2_parse(l, tb[SMC_NLA_LGR_R_V2]);
+	return NL_OK;
+}
+
+/* A link: of the link group of the message before it (the kernel sends
+ * a group, then its links). */
+static int ds_smc_link(struct ds_smc_lgrs *o, struct nlattr *nest)
+{
+	struct nlattr *tb[SMC_NLA_LINK_MAX + 1];
+	struct ds_smc_lgr *l = o->n ? &o->v[o->n - 1] : NULL;
+	struct ds_smc_link *k;
+
+	if (!l || l->smcd ||
+	    ds_nla_parse_nested(tb, SMC_NLA_LINK_MAX, nest, ds_smc_link_pol) ||
+	    !tb[SMC_NLA_LINK_ID])
+		return NL_SKIP;
+	if (l->nlinks == DS_N(l->links)) {
+		l->links_dropped++;
+		return NL_SKIP;
+	}
+	k = &l->links[l->nlinks++];
+	memset(k, 0, sizeof(*k));
+	k->id = nla_get_u8(tb[SMC_NLA_LINK_ID]);
+	DS_SMC_GET(tb, SMC_NLA_LINK_IB_PORT, nla_get_u8, k->ibport);
+	DS_SMC_GET(tb, SMC_NLA_LINK_STATE, nla_get_u32, k->state);
+	DS_SMC_GET(tb, SMC_NLA_LINK_CONN_CNT, nla_get_u32, k->conns);
+	DS_SMC_GET(tb, SMC_NLA_LINK_NET_DEV, nla_get_u32, k->ifindex);
+	/* the kernel copies them in network order */
+	if (tb[SMC_NLA_LINK_UID])
+		k->uid = ntohl(nla_get_u32(tb[SMC_NLA_LINK_UID]));
+	if (tb[SMC_NLA_LINK_PEER_UID])
+		k->peer_uid = ntohl(nla_get_u32(tb[SMC_NLA_LINK_PEER_UID]));
+	ds_smc_str(k->ibdev, sizeof(k->ibdev), tb[SMC_NLA_LINK_IB_DEV]);
+	ds_smc_str(k->gid, sizeof(k->gid), tb[SMC_NLA_LINK_GID]);
+	ds_smc_str(k->peer_gid, sizeof(k->peer_gid), tb[SMC_NLA_LINK_PEER_GID]);
+	return NL_OK;
+}
+
+static int ds_smc_lgr_d(struct ds_smc_lgrs *o, struct nlattr *nest)
+{
+	struct nlattr *tb[DS_SMC_LGR_D_MAX + 1];
+	struct ds_smc_lgr *l;
+
+	if (ds_nla_parse_nested(tb, DS_SMC_LGR_D_MAX, nest, ds_smc_lgr_d_pol) ||
+	    !tb[SMC_NLA_LGR_D_ID])
+		return NL_SKIP;
+	l = ds_smc_lgr_new(o);
+	if (!l)
+		return NL_STOP;
+	l->smcd = true;
+	l->version = 1;
+	l->id = nla_get_u32(tb[SMC_NLA_LGR_D_ID]);
+	DS_SMC_GET(tb, SMC_NLA_LGR_D_CONNS_NUM, nla_get_u32, l->conns);
+	DS_SMC_GET(tb, SMC_NLA_LGR_D_VLAN_ID, nla_get_u8, l->vlan);
+	DS_SMC_GET(tb, SMC_NLA_LGR_D_GID, nla_get_u64, l->gid);
+	DS_SMC_GET(tb, SMC_NLA_LGR_D_PEER_GID, nla_get_u64, l->peer_gid);
+	if (tb[SMC_NLA_LGR_D_CHID])
+		l->chid = nla_len(tb[SMC_NLA_LGR_D_CHID]) >= 4 ?
+			  nla_get_u32(tb[SMC_NLA_LGR_D_CHID]) :
+			  nla_get_u16(tb[SMC_NLA_LGR_D_CHID]);
+	ds_smc_str(l->pnetid, sizeof(l->pnetid), tb[SMC_NLA_LGR_D_PNETID]);
+	if (tb[DS_SMC_LGR_D_SNDBUF_ALLOC] && tb[DS_SMC_LGR_D_DMB_ALLOC])
+		l->has_alloc = ds_smc_uint(tb[DS_SMC_LGR_D_SNDBUF_ALLOC],
+					   &l->sndbuf_alloc) &&
+			       ds_smc_uint(tb[DS_SMC_LGR_D_DMB_ALLOC],
+					   &l->rmb_alloc);
+	if (tb[SMC_NLA_LGR_D_V2_COMMON])
+		ds_smc_v2_parse(l, tb[SMC_NLA_LGR_D_V2_COMMON]);
+	return NL_OK;
+}
+
+int ds_smc_lgr_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[SMC_GEN_MAX + 1];
+	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
+
+	if (ds_nla_parse(tb, SMC_GEN_MAX, genlmsg_attrdata(g, 0),
+			 genlmsg_attrlen(g, 0), NULL) < 0)
+		return NL_SKIP;
+	if (tb[SMC_GEN_LGR_SMCR])
+		return ds_smc_lgr_r(arg, tb[SMC_GEN_LGR_SMCR]);
+	if (tb[SMC_GEN_LINK_SMCR])
+		return ds_smc_link(arg, tb[SMC_GEN_LINK_SMCR]);
+	if (tb[SMC_GEN_LGR_SMCD])
+		return ds_smc_lgr_d(arg, tb[SMC_GEN_LGR_SMCD]);
+	return NL_SKIP;
+}
+
+int ds_smc_lgrs_read(struct ds_smc_lgrs *out)
+{
+	/* GET_LINK_SMCR sends each SMC-R group, then its links */
+	static const struct ds_smc_req reqs[] = {
+		{ SMC_NETLINK_GET_LINK_SMCR, ds_smc_lgr_cb },
+		{ SMC_NETLINK_GET_LGR_SMCD, ds_smc_lgr_cb },
+	};
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = ds_smc_dumps(reqs, DS_N(reqs), out, "link groups");
+	if (err) {
+		free(out->v);
+		out->v = NULL;
+		out->n = 0;
+	}
+	return err;
+}
+
+static const struct nla_policy ds_smc_port_pol[SMC_NLA_DEV_PORT_MAX + 1] = {
+	[SMC_NLA_DEV_PORT_PNET_USR] = { .type = NLA_U8 },
+	[SMC_NLA_DEV_PORT_PNETID] = { .type = NLA_STRING },
+	[SMC_NLA_DEV_PORT_NETDEV] = { .type = NLA_U32 },
+	[SMC_NLA_DEV_PORT_STATE] = { .type = NLA_U8 },
+	[SMC_NLA_DEV_PORT_VALID] = { .type = NLA_U8 },
+	[SMC_NLA_DEV_PORT_LNK_CNT] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy ds_smc_dev_pol[SMC_NLA_DEV_MAX + 1] = {
+	[SMC_NLA_DEV_USE_CNT] = { .type = NLA_U32 },
+	[SMC_NLA_DEV_IS_CRIT] = { .type = NLA_U8 },
+	[SMC_NLA_DEV_PCI_FID] = { .type = NLA_U32 },
+	[SMC_NLA_DEV_PCI_CHID] = { .type = NLA_U16 },
+	[SMC_NLA_DEV_PCI_VENDOR] = { .type = NLA_U16 },
+	[SMC_NLA_DEV_PCI_DEVICE] = { .type = NLA_U16 },
+	[SMC_NLA_DEV_PCI_ID] = { .type = NLA_STRING },
+	[SMC_NLA_DEV_PORT] = { .type = NLA_NESTED },
+	[SMC_NLA_DEV_PORT2] = { .type = NLA_NESTED },
+	[SMC_NLA_DEV_IB_NAME] = { .type = NLA_STRING },
+};
+
+static bool ds_smc_port(struct ds_smc_port *p, struct nlattr *nest)
+{
+	struct nlattr *tb[SMC_NLA_DEV_PORT_MAX + 1];
+
+	if (!nest || ds_nla_parse_nested(tb, SMC_NLA_DEV_PORT_MAX, nest,
+					 ds_smc_port_pol))
+		return false;
+	/* SMC-R sends only valid ports; SMC-D's one has no VALID */
+	p->present = !tb[SMC_NLA_DEV_PORT_VALID] ||
+		     nla_get_u8(tb[SMC_NLA_DEV_PORT_VALID]);
+	DS_SMC_GET(tb, SMC_NLA_DEV_PORT_PNET_USR, nla_get_u8, p->pnet_user);
+	DS_SMC_GET(tb, SMC_NLA_DEV_PORT_STATE, nla_get_u8, p->active);
+	DS_SMC_GET(tb, SMC_NLA_DEV_PORT_NETDEV, nla_get_u32, p->ifindex);
+	DS_SMC_GET(tb, SMC_NLA_DEV_PORT_LNK_CNT, nla_get_u32, p->links);
+	ds_smc_str(p->pnetid, sizeof(p->pnetid), tb[SMC_NLA_DEV_PORT_PNETID]);
+	return true;
+}
+
+int ds_smc_device_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[SMC_GEN_MAX + 1], *d[SMC_NLA_DEV_MAX + 1];
+	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
+	struct ds_smc_devices *o = arg;
+	struct ds_smc_device *v;
+	bool smcd;
+
+	if (ds_nla_parse(tb, SMC_GEN_MAX, genlmsg_attrdata(g, 0),
+			 genlmsg_attrlen(g, 0), NULL) < 0)
+		return NL_SKIP;
+	smcd = !tb[SMC_GEN_DEV_SMCR];
+	if ((!tb[SMC_GEN_DEV_SMCR] && !tb[SMC_GEN_DEV_SMCD]) ||
+	    ds_nla_parse_nested(d, SMC_NLA_DEV_MAX,
+				tb[smcd ? SMC_GEN_DEV_SMCD : SMC_GEN_DEV_SMCR],
+				ds_smc_dev_pol) ||
+	    (!smcd && !d[SMC_NLA_DEV_IB_NAME]))
+		return NL_SKIP;
+	v = ds_grow(o->v, &o->cap, o->n, sizeof(*o->v), 8);
+	if (!v)
+		return NL_STOP;
+	o->v = v;
+	v = &o->v[o->n++];
+	memset(v, 0, sizeof(*v));
+	v->smcd = smcd;
+	DS_SMC_GET(d, SMC_NLA_DEV_IS_CRIT, nla_get_u8, v->crit);
+	DS_SMC_GET(d, SMC_NLA_DEV_USE_CNT, nla_get_u32, v->use_cnt);
+	DS_SMC_GET(d, SMC_NLA_DEV_PCI_FID, nla_get_u32, v->fid);
+	DS_SMC_GET(d, SMC_NLA_DEV_PCI_CHID, nla_get_u16, v->chid);
+	DS_SMC_GET(d, SMC_NLA_DEV_PCI_VENDOR, nla_get_u16, v->vendor);
+	DS_SMC_GET(d, SMC_NLA_DEV_PCI_DEVICE, nla_get_u16, v->device);
+	v->has_pci = d[SMC_NLA_DEV_PCI_ID];
+	ds_smc_str(v->pci_id, sizeof(v->pci_id), d[SMC_NLA_DEV_PCI_ID]);
+	ds_smc_str(v->name, sizeof(v->name), d[SMC_NLA_DEV_IB_NAME]);
+	ds_smc_port(&v->port[0], d[SMC_NLA_DEV_PORT]);
+	ds_smc_port(&v->port[1], d[SMC_NLA_DEV_PORT2]);
+	return NL_OK;
+}
+
+int ds_smc_devices_read(struct ds_smc_devices *out)
+{
+	static const struct ds_smc_req reqs[] = {
+		{ SMC_NETLINK_GET_DEV_SMCR, ds_smc_device_cb },
+		{ SMC_NETLINK_GET_DEV_SMCD, ds_smc_device_cb },
+	};
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = ds_smc_dumps(reqs, DS_N(reqs), out, "devices");
+	if (err) {
+		free(out->v);
+		out->v = NULL;
+		out->n = 0;
+	}
+	return err;
+}
+
+/* As smcr linkgroup names them (net/smc/smc_core.h's enums). */
+const char *ds_smc_lgr_role_name(uint8_t role)
+{
+	return role ? "SERV" : "CLNT";
+}
+
+const char *ds_smc_lgr_type_name(uint8_t type)
+{
+	static const char *const n[] = { "NONE", "SINGLE", "SYM", "ASYMP",
+					 "ASYML" };
+
+	return type < DS_N(n) ? n[type] : "UNKNOWN";
+}
+
+const char *ds_smc_link_state_name(uint32_t state)
+{
+	static const char *const n[] = { "UNUSED", "INACTIVE", "ACTIVATING",
+					 "ACTIVE" };
+
+	return state < DS_N(n) ? n[state] : "UNKNOWN";
 }
 
 /* A DROPSCOPE_A_SMC_FALLBACK or _OWNER nest into s; delta: its delta. */
@@ -393,6 +840,88 @@ static void ds_smc_addr(const __be32 *a, const __be32 *b, uint16_t port,
 	snprintf(buf, len, v4 ? "%s:%u" : "[%s]:%u", s, port);
 }
 
+/* Text of a fixed-size field that may lack its NUL. */
+static void ds_smc_text(char *buf, size_t len, const uint8_t *v, size_t n)
+{
+	size_t k = strnlen((const char *)v, n);
+
+	if (k >= len)
+		k = len - 1;
+	memcpy(buf, v, k);
+	buf[k] = '\0';
+}
+
+/* One attribute of a socket: what smcss -d, -R and -D print. A payload
+ * shorter than its struct is ignored; a longer one (6.12's DMB info) is
+ * read as far as the struct goes. */
+static void ds_smc_diag_attr(struct ds_smc_sock *s, const struct rtattr *a)
+{
+	size_t n = RTA_PAYLOAD(a);
+
+	switch (a->rta_type) {
+	case SMC_DIAG_FALLBACK: {
+		struct smc_diag_fallback fb;
+
+		if (n < sizeof(fb))
+			break;
+		memcpy(&fb, RTA_DATA(a), sizeof(fb));
+		s->reason = fb.reason;
+		s->peer_reason = fb.peer_diagnosis;
+		s->has_reason = true;
+		break;
+	}
+	case SMC_DIAG_SHUTDOWN:
+		if (n >= 1)
+			s->shutdown = *(const uint8_t *)RTA_DATA(a);
+		break;
+	case SMC_DIAG_CONNINFO: {
+		struct smc_diag_conninfo c;
+
+		if (n < sizeof(c))
+			break;
+		memcpy(&c, RTA_DATA(a), sizeof(c));
+		s->has_conn = true;
+		s->token = c.token;
+		s->sndbuf = c.sndbuf_size;
+		s->rmb = c.rmbe_size;
+		s->peer_rmb = c.peer_rmbe_size;
+		break;
+	}
+	case SMC_DIAG_LGRINFO: {
+		struct smc_diag_lgrinfo l;
+
+		if (n < sizeof(l))
+			break;
+		memcpy(&l, RTA_DATA(a), sizeof(l));
+		s->has_link = true;
+		s->role = l.role;
+		s->link_id = l.lnk[0].link_id;
+		s->ibport = l.lnk[0].ibport;
+		ds_smc_text(s->ibdev, sizeof(s->ibdev), l.lnk[0].ibname,
+			    sizeof(l.lnk[0].ibname));
+		ds_smc_text(s->gid, sizeof(s->gid), l.lnk[0].gid,
+			    sizeof(l.lnk[0].gid));
+		ds_smc_text(s->peer_gid, sizeof(s->peer_gid),
+			    l.lnk[0].peer_gid, sizeof(l.lnk[0].peer_gid));
+		break;
+	}
+	case SMC_DIAG_DMBINFO: {
+		struct smcd_diag_dmbinfo d;
+
+		if (n < sizeof(d))
+			break;
+		memcpy(&d, RTA_DATA(a), sizeof(d));
+		s->has_dmb = true;
+		s->dmb_lgr = d.linkid;
+		s->dmb_gid = d.my_gid;
+		s->dmb_peer_gid = d.peer_gid;
+		s->dmb_token = d.token;
+		s->dmb_peer_token = d.peer_token;
+		break;
+	}
+	}
+}
+
 int ds_smc_diag_msg(struct nlmsghdr *h, struct ds_smc_socks *out)
 {
 	struct smc_diag_msg *r = NLMSG_DATA(h);
@@ -419,16 +948,8 @@ int ds_smc_diag_msg(struct nlmsghdr *h, struct ds_smc_socks *out)
 	ds_smc_addr(r->id.idiag_dst, r->id.idiag_src, s->rport, s->raddr,
 		    sizeof(s->raddr));
 	len = h->nlmsg_len - NLMSG_LENGTH(sizeof(*r));
-	for (a = (struct rtattr *)(r + 1); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
-		if (a->rta_type == SMC_DIAG_FALLBACK &&
-		    RTA_PAYLOAD(a) >= sizeof(struct smc_diag_fallback)) {
-			struct smc_diag_fallback fb;
-
-			memcpy(&fb, RTA_DATA(a), sizeof(fb));
-			s->reason = fb.reason;
-			s->has_reason = true;
-		}
-	}
+	for (a = (struct rtattr *)(r + 1); RTA_OK(a, len); a = RTA_NEXT(a, len))
+		ds_smc_diag_attr(s, a);
 	return 0;
 }
 
@@ -447,7 +968,10 @@ int ds_smc_diag_dump(struct ds_smc_socks *out)
 		},
 		.r = {
 			.diag_family = AF_SMC,
-			.diag_ext = 1 << (SMC_DIAG_FALLBACK - 1),
+			.diag_ext = 1 << (SMC_DIAG_CONNINFO - 1) |
+				    1 << (SMC_DIAG_LGRINFO - 1) |
+				    1 << (SMC_DIAG_DMBINFO - 1) |
+				    1 << (SMC_DIAG_FALLBACK - 1),
 			.id.idiag_cookie = { INET_DIAG_NOCOOKIE,
 					     INET_DIAG_NOCOOKIE },
 		},
