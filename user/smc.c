@@ -417,6 +417,58 @@ static int ds_smc_memory_print(struct ds_print *p,
 	return DS_OK;
 }
 
+/* smc.ko itself, as smcd info, smcr ueid show and smcd seid show tell it */
+static int ds_smc_sys_print(struct ds_print *p)
+{
+	struct ds_smc_sys y;
+	char v[16];
+	size_t i;
+	int err;
+
+	err = ds_smc_sys_read(&y);
+	if (err)
+		return err;
+	ds_print_text(p, "The kernel's SMC support (smc.ko)\n");
+	ds_print_open_obj(p, "system");
+	snprintf(v, sizeof(v), "%u.%u", y.version, y.release);
+	ds_print_u32(p, DS_JSON, "version", NULL, y.version);
+	ds_print_u32(p, DS_JSON, "release", NULL, y.release);
+	ds_print_str(p, DS_FP, NULL, "  SMC version                        %s\n", v);
+	ds_print_bool_as(p, DS_ANY, "smcd_v2",
+			 "  SMC-Dv2 capable (an ISM device)    %s\n", y.ism_v2,
+			 y.ism_v2 ? "yes" : "no");
+	ds_print_bool_as(p, DS_ANY, "smcr_v2",
+			 "  SMC-Rv2 capable                    %s\n", y.smcr_v2,
+			 y.smcr_v2 ? "yes" : "no");
+	ds_print_str(p, DS_ANY, "host",
+		     "  host name                          %s\n", y.host);
+	if (y.has_seid) {
+		ds_print_str(p, DS_ANY, "seid",
+			     "  system EID                         %s", y.seid);
+		ds_print_bool_as(p, DS_ANY, "seid_enabled", " (%s)\n",
+				 y.seid_enabled, y.seid_enabled ? "enabled" :
+				 "disabled");
+	} else {
+		ds_print_null(p, DS_JSON, "seid", NULL);
+		ds_print_text(p, "  system EID                         none (no ISM v2 device)\n");
+	}
+	ds_print_text(p, "  user EIDs                          %s",
+		      y.nueids ? "" : "none");
+	ds_print_open_arr(p, "ueids");
+	for (i = 0; i < y.nueids; i++)
+		ds_print_str(p, DS_ANY, NULL, i ? ", %s" : "%s", y.ueids[i]);
+	ds_print_close_arr(p);
+	ds_print_text(p, "\n");
+	if (y.has_hs_limit)
+		ds_print_bool_as(p, DS_ANY, "handshake_limitation",
+				 "  handshake limitation               %s\n",
+				 y.hs_limit, y.hs_limit ? "on" : "off");
+	else
+		ds_print_null(p, DS_JSON, "handshake_limitation", NULL);
+	ds_print_close_obj(p);
+	return DS_OK;
+}
+
 int cmd_show_smc(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		 char **argv)
 {
@@ -441,6 +493,13 @@ int cmd_show_smc(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		return err ? err : kerr;
 	}
 	ds_print_open_obj(&p, "kernel");
+	err = ds_smc_sys_print(&p);
+	if (err) {
+		ds_print_close_obj(&p);
+		ds_print_close_obj(&p);
+		free(st.fb);
+		return err;
+	}
 	ds_print_text(&p, "The kernel's SMC statistics (smc.ko, since it was loaded)\n");
 	ds_smc_tech_print(&p, "smcr", "SMC-R", &st.tech[0]);
 	ds_smc_tech_print(&p, "smcd", "SMC-D", &st.tech[1]);

@@ -393,6 +393,22 @@ test_smc_linkgroups() {
 	local n=3 holder got k
 	k=$(uname -r)
 	smc_r_setup
+	# smcd info, smcr ueid show: show smc's system is smc.ko's, with the
+	# lab's user EID
+	py tests/lab/smcnl.py > "$TMP/nls.json" || abort "smcnl.py failed: $(cat "$TMP/nls.json")"
+	$DS -j show smc > "$TMP/sys.json" || abort "show smc failed"
+	got=$(py - "$TMP/sys.json" "$TMP/nls.json" <<-'PY'
+	import json, sys
+	c, n = (json.load(open(p)) for p in sys.argv[1:])
+	y = c["kernel"]["system"]
+	mine = {k: y[k] for k in n["system"]}
+	print("same" if mine == n["system"] else "differ: %s / %s" % (mine, n["system"]),
+	      "ueids:%s" % (y["ueids"] == n["ueids"]), "DROPSCOPE-LAB" in y["ueids"],
+	      "limit:%s" % (y["handshake_limitation"] == n["handshake_limitation"]), y["seid"])
+	PY
+	)
+	check "show smc: smc.ko's version, capabilities, host, user EIDs (the lab's among them)" \
+		"same ueids:True True limit:True None" "$got"
 	if [[ $k == 6.1.* ]]; then
 		smc_linkgroups_fallback
 		return

@@ -5,8 +5,9 @@
     smcnl.py
 
 Dumps SMC_NETLINK_GET_LINK_SMCR (each SMC-R link group, then its links),
-GET_LGR_SMCD, GET_DEV_SMCR and GET_STATS of the SMC_GEN_NETLINK family
-over a raw netlink socket, and prints one JSON object:
+GET_LGR_SMCD, GET_DEV_SMCR, GET_STATS, GET_SYS_INFO, DUMP_UEID and
+DUMP_HS_LIMITATION of the SMC_GEN_NETLINK family over a raw netlink
+socket, and prints one JSON object:
 
     {"lgrs": [{"id", "smcd", "role", "conns", "sndbuf_alloc",
                "rmb_alloc", "links": [{"id", "ibdev", "ibport",
@@ -15,7 +16,9 @@ over a raw netlink socket, and prints one JSON object:
                   "active"}]}],
      "stats": {"smcr"|"smcd": {"tx_bufs", "rx_bufs", "tx_reqs",
                "rx_reqs": [9 counts, 8 KiB to > 1 MiB],
-               "usage": [tx, rx] or null}}}
+               "usage": [tx, rx] or null}},
+     "system": {"version", "release", "smcd_v2", "smcr_v2", "host"},
+     "ueids": [...], "handshake_limitation": true|false}
 
 A test's oracle for dropscope's show smc linkgroups, devices and the size
 histograms of show smc: it shares no code with dropscope's C parser.
@@ -31,7 +34,8 @@ import smcueid  # noqa: E402  (its netlink framing)
 
 NLM_F_REQUEST, NLM_F_DUMP = 1, 0x300
 NLMSG_ERROR, NLMSG_DONE = 2, 3
-GET_LINK_SMCR, GET_LGR_SMCD, GET_DEV_SMCR, GET_STATS = 3, 4, 6, 7
+GET_SYS_INFO, GET_LINK_SMCR, GET_LGR_SMCD, GET_DEV_SMCR, GET_STATS = 1, 3, 4, 6, 7
+DUMP_UEID, DUMP_HS_LIMITATION = 9, 16
 GEN_LGR_SMCR, GEN_LINK_SMCR, GEN_LGR_SMCD, GEN_DEV_SMCR, GEN_STATS = 2, 3, 4, 6, 7
 
 
@@ -128,7 +132,14 @@ def main():
             # 6.12: RX_RMB_USAGE 20, TX_RMB_USAGE 21
             out["usage"] = [num(tech[21]), num(tech[20])] if 20 in tech else None
             stats[key] = out
-    json.dump({"lgrs": lgrs, "devices": devices, "stats": stats}, sys.stdout)
+    # SYS_INFO: VER 1, REL 2, IS_ISM_V2 3, LOCAL_HOST 4, IS_SMCR_V2 6
+    y = nest(dump(sock, family, GET_SYS_INFO)[0][1])
+    system = {"version": num(y[1]), "release": num(y[2]), "smcd_v2": bool(num(y[3])),
+              "smcr_v2": bool(num(y[6])), "host": text(y[4]) if 4 in y else ""}
+    ueids = [text(m[1]) for m in dump(sock, family, DUMP_UEID)]
+    hs = [bool(num(m[1])) for m in dump(sock, family, DUMP_HS_LIMITATION)]
+    json.dump({"lgrs": lgrs, "devices": devices, "stats": stats, "system": system,
+               "ueids": ueids, "handshake_limitation": hs[0] if hs else None}, sys.stdout)
     print()
     return 0
 

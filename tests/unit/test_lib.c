@@ -994,6 +994,66 @@ static void test_smc_lgrs(void **state)
 	free(g.v);
 }
 
+/* A message of one of smc.ko's commands: attribute 1 means each's own */
+static struct nl_msg *smc_cmd_msg(uint8_t cmd)
+{
+	struct nl_msg *m = canned_new();
+
+	assert_non_null(genlmsg_put(m, 0, 0, 30, 0, 0, cmd, 1));
+	return m;
+}
+
+static void test_smc_sys(void **state)
+{
+	struct ds_smc_sys y = { 0 };
+	struct nl_msg *m = smc_cmd_msg(SMC_NETLINK_GET_SYS_INFO);
+	struct nlattr *n;
+
+	(void)state;
+	n = nla_nest_start(m, SMC_GEN_SYS_INFO);
+	nla_put_u8(m, SMC_NLA_SYS_VER, 2);
+	nla_put_u8(m, SMC_NLA_SYS_REL, 1);
+	nla_put_u8(m, SMC_NLA_SYS_IS_SMCR_V2, 1);
+	nla_put_string(m, SMC_NLA_SYS_LOCAL_HOST, "lab     ");
+	nla_nest_end(m, n);
+	assert_int_equal(ds_smc_sys_cb(m, &y), NL_OK);
+	nlmsg_free(m);
+	assert_true(y.got);
+	assert_int_equal(y.version, 2);
+	assert_int_equal(y.release, 1);
+	assert_int_equal(y.smcr_v2, 1);
+	assert_string_equal(y.host, "lab");
+	/* user EIDs: five, of which four fit; the same attribute number */
+	for (int i = 0; i < 5; i++) {
+		m = smc_cmd_msg(SMC_NETLINK_DUMP_UEID);
+		nla_put_string(m, SMC_NLA_EID_TABLE_ENTRY, "DROPSCOPE-LAB  ");
+		assert_int_equal(ds_smc_sys_cb(m, &y), i < 4 ? NL_OK : NL_SKIP);
+		nlmsg_free(m);
+	}
+	assert_int_equal(y.nueids, 4);
+	assert_string_equal(y.ueids[3], "DROPSCOPE-LAB");
+	/* no ISM v2: an empty SEID message */
+	m = smc_cmd_msg(SMC_NETLINK_DUMP_SEID);
+	assert_int_equal(ds_smc_sys_cb(m, &y), NL_OK);
+	nlmsg_free(m);
+	assert_false(y.has_seid);
+	m = smc_cmd_msg(SMC_NETLINK_DUMP_HS_LIMITATION);
+	nla_put_u8(m, SMC_NLA_HS_LIMITATION_ENABLED, 1);
+	assert_int_equal(ds_smc_sys_cb(m, &y), NL_OK);
+	nlmsg_free(m);
+	assert_true(y.has_hs_limit);
+	assert_int_equal(y.hs_limit, 1);
+	/* SYS_INFO without its nest, an unknown command: skipped */
+	m = smc_cmd_msg(SMC_NETLINK_GET_SYS_INFO);
+	nla_put_u8(m, SMC_GEN_SYS_INFO, 2);
+	assert_int_equal(ds_smc_sys_cb(m, &y), NL_SKIP);
+	nlmsg_free(m);
+	m = smc_cmd_msg(200);
+	nla_put_u8(m, 1, 2);
+	assert_int_equal(ds_smc_sys_cb(m, &y), NL_SKIP);
+	nlmsg_free(m);
+}
+
 static void test_smc_devices(void **state)
 {
 	struct ds_smc_devices d = { 0 };
@@ -1389,6 +1449,7 @@ int main(void)
 		cmocka_unit_test(test_smc_diag),
 		cmocka_unit_test(test_smc_lgrs),
 		cmocka_unit_test(test_smc_devices),
+		cmocka_unit_test(test_smc_sys),
 		cmocka_unit_test(test_metrics_text),
 		cmocka_unit_test(test_rule_words_back),
 		cmocka_unit_test(test_record_file),

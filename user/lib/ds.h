@@ -587,6 +587,20 @@ struct ds_smc_socks {
 	size_t n, cap;
 };
 
+/* smc.ko itself, as smcd info and the EID tables show it. */
+struct ds_smc_sys {
+	bool got;			/* SMC_GEN_SYS_INFO came */
+	uint8_t version, release, ism_v2, smcr_v2;
+	char host[40];
+	bool has_seid;			/* only with an ISM v2 device */
+	uint8_t seid_enabled;
+	char seid[40];
+	char ueids[SMC_MAX_UEID][40];
+	size_t nueids;
+	bool has_hs_limit;
+	uint8_t hs_limit;		/* this namespace's */
+};
+
 /* A link of an SMC-R link group (SMC_GEN_LINK_SMCR). */
 struct ds_smc_link {
 	uint8_t id, ibport;
@@ -653,6 +667,7 @@ void ds_smc_own_free(struct ds_smc_own *o);
 /* The link groups with their links, SMC-R then SMC-D; the devices. A DS_
  * status, the reason said on standard error; out->v the caller frees. */
 int ds_smc_lgrs_read(struct ds_smc_lgrs *out);
+int ds_smc_sys_read(struct ds_smc_sys *out);
 int ds_smc_devices_read(struct ds_smc_devices *out);
 const char *ds_smc_lgr_role_name(uint8_t role);
 const char *ds_smc_lgr_type_name(uint8_t type);
@@ -867,6 +882,7 @@ int ds_smc_own_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 /* smc.ko's replies (libnl's callbacks), into struct ds_smc_stats */
 int ds_smc_stats_cb(struct nl_msg *msg, void *arg);
 int ds_smc_lgr_cb(struct nl_msg *msg, void *arg);	/* struct ds_smc_lgrs */
+int ds_smc_sys_cb(struct nl_msg *msg, void *arg);	/* struct ds_smc_sys */
 int ds_smc_device_cb(struct nl_msg *msg, void *arg);	/* ds_smc_devices */
 int ds_smc_fback_cb(struct nl_msg *msg, void *arg);
 /* One SMC sock_diag message, appended to out */

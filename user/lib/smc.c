@@ -695,6 +695,88 @@ int ds_smc_devices_read(struct ds_smc_devices *out)
 	return err;
 }
 
+/*
+ * smc.ko itself: SYS_INFO, and the dumps of its EID tables and handshake
+ * limitation. Their attributes share numbers: the command tells them
+ * apart.
+ */
+int ds_smc_sys_cb(struct nl_msg *msg, void *arg)
+{
+	static const struct nla_policy pol[SMC_NLA_SYS_MAX + 1] = {
+		[SMC_NLA_SYS_VER] = { .type = NLA_U8 },
+		[SMC_NLA_SYS_REL] = { .type = NLA_U8 },
+		[SMC_NLA_SYS_IS_ISM_V2] = { .type = NLA_U8 },
+		[SMC_NLA_SYS_IS_SMCR_V2] = { .type = NLA_U8 },
+		[SMC_NLA_SYS_LOCAL_HOST] = { .type = NLA_STRING },
+		[SMC_NLA_SYS_SEID] = { .type = NLA_STRING },
+	};
+	struct nlattr *tb[SMC_NLA_SYS_MAX + 1], *t[SMC_NLA_SYS_MAX + 1];
+	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
+	struct ds_smc_sys *o = arg;
+	struct nlattr *a;
+
+	/* every one of these dumps has attributes 1 and 2 at most on top */
+	if (ds_nla_parse(tb, SMC_NLA_SYS_MAX, genlmsg_attrdata(g, 0),
+			 genlmsg_attrlen(g, 0), NULL) < 0)
+		return NL_SKIP;
+	switch (g->cmd) {
+	case SMC_NETLINK_GET_SYS_INFO:
+		if (!tb[SMC_GEN_SYS_INFO] ||
+		    ds_nla_parse_nested(t, SMC_NLA_SYS_MAX, tb[SMC_GEN_SYS_INFO],
+					pol) || !t[SMC_NLA_SYS_VER])
+			return NL_SKIP;
+		o->got = true;
+		DS_SMC_GET(t, SMC_NLA_SYS_VER, nla_get_u8, o->version);
+		DS_SMC_GET(t, SMC_NLA_SYS_REL, nla_get_u8, o->release);
+		DS_SMC_GET(t, SMC_NLA_SYS_IS_ISM_V2, nla_get_u8, o->ism_v2);
+		DS_SMC_GET(t, SMC_NLA_SYS_IS_SMCR_V2, nla_get_u8, o->smcr_v2);
+		ds_smc_str(o->host, sizeof(o->host), t[SMC_NLA_SYS_LOCAL_HOST]);
+		break;
+	case SMC_NETLINK_DUMP_UEID:
+		a = tb[SMC_NLA_EID_TABLE_ENTRY];
+		if (!a || nla_len(a) < 2 || o->nueids == DS_N(o->ueids))
+			return NL_SKIP;
+		ds_smc_str(o->ueids[o->nueids], sizeof(o->ueids[0]),
+			   tb[SMC_NLA_EID_TABLE_ENTRY]);
+		o->nueids++;
+		break;
+	case SMC_NETLINK_DUMP_SEID:
+		/* an empty message without an ISM v2 device */
+		a = tb[SMC_NLA_SEID_ENTRY];
+		if (!a || nla_len(a) < 2)
+			return NL_OK;
+		o->has_seid = true;
+		ds_smc_str(o->seid, sizeof(o->seid), a);
+		a = tb[SMC_NLA_SEID_ENABLED];
+		if (a && nla_len(a) >= 1)
+			o->seid_enabled = nla_get_u8(a);
+		break;
+	case SMC_NETLINK_DUMP_HS_LIMITATION:
+		a = tb[SMC_NLA_HS_LIMITATION_ENABLED];
+		if (!a || nla_len(a) < 1)
+			return NL_SKIP;
+		o->has_hs_limit = true;
+		o->hs_limit = nla_get_u8(a);
+		break;
+	default:
+		return NL_SKIP;
+	}
+	return NL_OK;
+}
+
+int ds_smc_sys_read(struct ds_smc_sys *out)
+{
+	static const struct ds_smc_req reqs[] = {
+		{ SMC_NETLINK_GET_SYS_INFO, ds_smc_sys_cb },
+		{ SMC_NETLINK_DUMP_UEID, ds_smc_sys_cb },
+		{ SMC_NETLINK_DUMP_SEID, ds_smc_sys_cb },
+		{ SMC_NETLINK_DUMP_HS_LIMITATION, ds_smc_sys_cb },
+	};
+
+	memset(out, 0, sizeof(*out));
+	return ds_smc_dumps(reqs, DS_N(reqs), out, "system information");
+}
+
 /* As smcr linkgroup names them (net/smc/smc_core.h's enums). */
 const char *ds_smc_lgr_role_name(uint8_t role)
 {
