@@ -284,6 +284,7 @@ int ds_smc_absent(void)
 struct ds_smc_req {
 	uint8_t cmd;
 	int (*fn)(struct nl_msg *msg, void *arg);
+	bool optional;	/* a kernel without the command: left out */
 };
 
 /*
@@ -305,8 +306,11 @@ static int ds_smc_dumps(const struct ds_smc_req *reqs, size_t n, void *arg,
 			strerror(-err));
 		return DS_EFAIL;
 	}
-	for (i = 0; !err && i < n; i++)
+	for (i = 0; !err && i < n; i++) {
 		err = ds_smc_dump(&s, reqs[i].cmd, reqs[i].fn, arg);
+		if (reqs[i].optional && (err == -EOPNOTSUPP || err == -EINVAL))
+			err = 0;
+	}
 	nl_socket_free(s.sk);
 	if (err) {
 		fprintf(stderr, "dropscope: reading the kernel's SMC %s failed: %s\n",
@@ -323,8 +327,8 @@ static int ds_smc_dumps(const struct ds_smc_req *reqs, size_t n, void *arg,
 int ds_smc_read(struct ds_smc_stats *st)
 {
 	static const struct ds_smc_req reqs[] = {
-		{ SMC_NETLINK_GET_STATS, ds_smc_stats_cb },
-		{ SMC_NETLINK_GET_FBACK_STATS, ds_smc_fback_cb },
+		{ SMC_NETLINK_GET_STATS, ds_smc_stats_cb, false },
+		{ SMC_NETLINK_GET_FBACK_STATS, ds_smc_fback_cb, false },
 	};
 	int err;
 
@@ -583,8 +587,8 @@ int ds_smc_lgrs_read(struct ds_smc_lgrs *out)
 {
 	/* GET_LINK_SMCR sends each SMC-R group, then its links */
 	static const struct ds_smc_req reqs[] = {
-		{ SMC_NETLINK_GET_LINK_SMCR, ds_smc_lgr_cb },
-		{ SMC_NETLINK_GET_LGR_SMCD, ds_smc_lgr_cb },
+		{ SMC_NETLINK_GET_LINK_SMCR, ds_smc_lgr_cb, false },
+		{ SMC_NETLINK_GET_LGR_SMCD, ds_smc_lgr_cb, false },
 	};
 	int err;
 
@@ -680,8 +684,8 @@ int ds_smc_device_cb(struct nl_msg *msg, void *arg)
 int ds_smc_devices_read(struct ds_smc_devices *out)
 {
 	static const struct ds_smc_req reqs[] = {
-		{ SMC_NETLINK_GET_DEV_SMCR, ds_smc_device_cb },
-		{ SMC_NETLINK_GET_DEV_SMCD, ds_smc_device_cb },
+		{ SMC_NETLINK_GET_DEV_SMCR, ds_smc_device_cb, false },
+		{ SMC_NETLINK_GET_DEV_SMCD, ds_smc_device_cb, false },
 	};
 	int err;
 
@@ -767,10 +771,11 @@ int ds_smc_sys_cb(struct nl_msg *msg, void *arg)
 int ds_smc_sys_read(struct ds_smc_sys *out)
 {
 	static const struct ds_smc_req reqs[] = {
-		{ SMC_NETLINK_GET_SYS_INFO, ds_smc_sys_cb },
-		{ SMC_NETLINK_DUMP_UEID, ds_smc_sys_cb },
-		{ SMC_NETLINK_DUMP_SEID, ds_smc_sys_cb },
-		{ SMC_NETLINK_DUMP_HS_LIMITATION, ds_smc_sys_cb },
+		/* the EID tables came in 5.17, the limitation in 6.0 */
+		{ SMC_NETLINK_GET_SYS_INFO, ds_smc_sys_cb, false },
+		{ SMC_NETLINK_DUMP_UEID, ds_smc_sys_cb, true },
+		{ SMC_NETLINK_DUMP_SEID, ds_smc_sys_cb, true },
+		{ SMC_NETLINK_DUMP_HS_LIMITATION, ds_smc_sys_cb, true },
 	};
 
 	memset(out, 0, sizeof(*out));
