@@ -344,28 +344,6 @@ static int ds_smc_own_print(struct ds_ctx *ctx, struct ds_print *p)
 	return DS_OK;
 }
 
-/* What the link groups hold, summed. */
-struct ds_smc_pools {
-	size_t n;
-	uint64_t conns, sndbuf, rmb;
-	bool alloc;		/* some group told its pools (6.12) */
-};
-
-static void ds_smc_pools_sum(struct ds_smc_pools *m,
-			     const struct ds_smc_lgrs *g)
-{
-	size_t i;
-
-	memset(m, 0, sizeof(*m));
-	m->n = g->n;
-	for (i = 0; i < g->n; i++) {
-		m->conns += g->v[i].conns;
-		m->sndbuf += g->v[i].sndbuf_alloc;
-		m->rmb += g->v[i].rmb_alloc;
-		m->alloc |= g->v[i].has_alloc;
-	}
-}
-
 /*
  * smc.ko's buffer memory: in use by this namespace's connections (the
  * statistics' gauges, 6.12) and held in the link groups' pools, in use or
@@ -374,7 +352,7 @@ static void ds_smc_pools_sum(struct ds_smc_pools *m,
 static int ds_smc_memory_print(struct ds_print *p,
 			       const struct ds_smc_stats *st)
 {
-	const struct ds_smc_tech *t = st->tech;
+	uint64_t in_use;
 	struct ds_smc_lgrs g;
 	struct ds_smc_pools m;
 	int err;
@@ -386,11 +364,10 @@ static int ds_smc_memory_print(struct ds_print *p,
 	free(g.v);
 	ds_print_text(p, "Memory\n");
 	ds_print_open_obj(p, "memory");
-	if (t[0].has_usage || t[1].has_usage) {
+	if (ds_smc_in_use(st, &in_use)) {
 		ds_print_u64(p, DS_ANY, "in_use_bytes",
 			     "  buffers in use by connections      %" PRIu64 " bytes",
-			     t[0].usage[0] + t[0].usage[1] + t[1].usage[0] +
-			     t[1].usage[1]);
+			     in_use);
 		ds_print_text(p, " (this namespace's)\n");
 	} else {
 		ds_print_null(p, DS_JSON, "in_use_bytes", NULL);
@@ -1001,7 +978,7 @@ static uint64_t ds_smc_rate(uint64_t d, uint64_t ms)
 static void ds_smc_frame(struct ds_smc_watch *w, const struct ds_smc_stats *st,
 			 const struct ds_smc_pools *m, uint64_t ms)
 {
-	const struct ds_smc_tech *t = st->tech;
+	uint64_t in_use;
 	struct ds_print *p = &w->p;
 	uint64_t d, fb = 0;
 	char stamp[32], code[16];
@@ -1038,10 +1015,9 @@ static void ds_smc_frame(struct ds_smc_watch *w, const struct ds_smc_stats *st,
 	ds_print_u64(p, DS_ANY, "open_connections", "  %" PRIu64 " open",
 		     m->conns);
 	ds_print_u64(p, DS_JSON, "link_groups", NULL, m->n);
-	if (t[0].has_usage || t[1].has_usage)
+	if (ds_smc_in_use(st, &in_use))
 		ds_print_u64(p, DS_ANY, "in_use_bytes", "  %" PRIu64 " B in use",
-			     t[0].usage[0] + t[0].usage[1] + t[1].usage[0] +
-			     t[1].usage[1]);
+			     in_use);
 	else
 		ds_print_null(p, DS_JSON, "in_use_bytes", NULL);
 	ds_print_u64(p, DS_ANY, "handshake_errors", "  %" PRIu64 " hs errors",

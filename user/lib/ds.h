@@ -669,6 +669,16 @@ void ds_smc_own_free(struct ds_smc_own *o);
 int ds_smc_lgrs_read(struct ds_smc_lgrs *out);
 int ds_smc_sys_read(struct ds_smc_sys *out);
 int ds_smc_devices_read(struct ds_smc_devices *out);
+/* What the link groups hold, summed. */
+struct ds_smc_pools {
+	size_t n;
+	uint64_t conns, sndbuf, rmb;
+	bool alloc;		/* some group told its pools (6.12) */
+};
+void ds_smc_pools_sum(struct ds_smc_pools *m, const struct ds_smc_lgrs *g);
+/* The bytes of buffers in use, both modes and directions; false when the
+ * kernel does not report them (before 6.12). */
+bool ds_smc_in_use(const struct ds_smc_stats *st, uint64_t *bytes);
 const char *ds_smc_lgr_role_name(uint8_t role);
 const char *ds_smc_lgr_type_name(uint8_t type);
 const char *ds_smc_link_state_name(uint32_t state);

@@ -301,8 +301,8 @@ void ds_metrics_smc_kernel(struct ds_metrics *m, const struct ds_smc_stats *st,
 {
 	static const char *const mode[2] = { "smcr", "smcd" };
 	static const char *const dir[2] = { "tx", "rx" };
-	uint64_t n[2][2] = { { 0 } }, c[2][2] = { { 0 } }, pool[2] = { 0 };
-	bool alloc = false;
+	uint64_t n[2][2] = { { 0 } }, c[2][2] = { { 0 } }, in_use;
+	struct ds_smc_pools pool;
 	char labels[64];
 	size_t i;
 	int d, r;
@@ -312,10 +312,8 @@ void ds_metrics_smc_kernel(struct ds_metrics *m, const struct ds_smc_stats *st,
 
 		n[l->smcd][!!l->role]++;
 		c[l->smcd][!!l->role] += l->conns;
-		pool[0] += l->sndbuf_alloc;
-		pool[1] += l->rmb_alloc;
-		alloc |= l->has_alloc;
 	}
+	ds_smc_pools_sum(&pool, g);
 	for (d = 0; d < 2; d++) {
 		for (r = 0; r < 2; r++) {
 			/* SMC-D groups have no role: all are "client" here */
@@ -336,9 +334,9 @@ void ds_metrics_smc_kernel(struct ds_metrics *m, const struct ds_smc_stats *st,
 				  st->tech[d].usage[r]);
 		}
 	}
-	if (alloc || (!g->n && (st->tech[0].has_usage || st->tech[1].has_usage))) {
-		ds_metric(m, DS_MF_SMC_POOLS, "buffer=\"sndbuf\"", pool[0]);
-		ds_metric(m, DS_MF_SMC_POOLS, "buffer=\"rmb\"", pool[1]);
+	if (pool.alloc || (!g->n && ds_smc_in_use(st, &in_use))) {
+		ds_metric(m, DS_MF_SMC_POOLS, "buffer=\"sndbuf\"", pool.sndbuf);
+		ds_metric(m, DS_MF_SMC_POOLS, "buffer=\"rmb\"", pool.rmb);
 	}
 }
 

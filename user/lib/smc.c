@@ -782,6 +782,28 @@ int ds_smc_sys_read(struct ds_smc_sys *out)
 	return ds_smc_dumps(reqs, DS_N(reqs), out, "system information");
 }
 
+void ds_smc_pools_sum(struct ds_smc_pools *m, const struct ds_smc_lgrs *g)
+{
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->n = g->n;
+	for (i = 0; i < g->n; i++) {
+		m->conns += g->v[i].conns;
+		m->sndbuf += g->v[i].sndbuf_alloc;
+		m->rmb += g->v[i].rmb_alloc;
+		m->alloc |= g->v[i].has_alloc;
+	}
+}
+
+bool ds_smc_in_use(const struct ds_smc_stats *st, uint64_t *bytes)
+{
+	const struct ds_smc_tech *t = st->tech;
+
+	*bytes = t[0].usage[0] + t[0].usage[1] + t[1].usage[0] + t[1].usage[1];
+	return t[0].has_usage || t[1].has_usage;
+}
+
 /* As smcr linkgroup names them (net/smc/smc_core.h's enums). */
 const char *ds_smc_lgr_role_name(uint8_t role)
 {
