@@ -102,6 +102,12 @@ struct ds_sess {
 	const struct sock *sk;		/* NULL: free */
 	u32 gen;			/* bumped when let go */
 	u32 next_free;
+	/*
+	 * Set by the drop path before its first count to the session (or to
+	 * an earlier one of the entry, which only costs a sum): a session
+	 * that never dropped is not summed over every CPU at its close.
+	 */
+	bool dropped;
 	struct ds_sess_info info;	/* what the hooks keep */
 };
 
@@ -180,10 +186,16 @@ begin:
 		smp_rmb();
 		if (READ_ONCE(e->gen) != gen)
 			return;
-		if (ds_rules_mask_drop(skb, (unsigned long)location, reason))
+		if (ds_rules_mask_drop(skb, (unsigned long)location, reason)) {
 			local64_inc(ds_this_cpu_ptr(&ds_sess_masked));
-		else
+		} else {
+			if (!READ_ONCE(e->dropped)) {
+				WRITE_ONCE(e->dropped, true);
+				/* pairs with the smp_rmb() in ds_sess_drops() */
+				smp_wmb();
+			}
 			ds_cell_inc(e - tcp.e, gen);
+		}
 		return;
 	}
 	/* the walk was moved to another chain by a reuse: again */
@@ -197,6 +209,12 @@ static u64 ds_sess_drops(u32 i, u32 gen)
 {
 	u64 tag = ds_cell_tag(gen), sum = 0, v;
 	unsigned int cpu;
+
+	/* a count not seen with its flag came after this read: after the close */
+	if (!READ_ONCE(tcp.e[i].dropped))
+		return 0;
+	/* the cells after the flag: pairs with the smp_wmb() in ds_sess_drop() */
+	smp_rmb();
 
 	for_each_possible_cpu(cpu) {
 		v = local64_read(ds_cell(cpu, i));
@@ -406,6 +424,7 @@ static struct ds_sess *ds_sess_birth(const struct sock *sk, int state)
 	if (state == TCP_SYN_SENT)
 		e->info.cookie = ds_sk_gen_cookie(sk);
 	e->info.state = state;
+	e->dropped = false;
 	e->info.start_ns = ktime_get_ns();
 	ds_sess_addrs(&e->info, sk);
 	ds_sess_owner(&e->info);
