@@ -1398,6 +1398,31 @@ static uint32_t le32(const unsigned char *p)
 	       (uint32_t)p[3] << 24;
 }
 
+/* The table's decimals, without printf: each as snprintf() writes it. */
+static void test_print_dec(void **state)
+{
+	static const uint64_t v[] = {
+		0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 65535, 99999,
+		4294967295ULL, 4294967296ULL, 9999999999999999999ULL,
+		10000000000000000000ULL, UINT64_MAX,
+	};
+	char want[32], buf[24], fwd[32];
+	uint64_t x;
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]) + 100000; i++) {
+		x = i < sizeof(v) / sizeof(v[0]) ? v[i] : i * 7919;
+		snprintf(want, sizeof(want), "%" PRIu64, x);
+		assert_string_equal(ds_print_dec(buf, x), want);
+		memset(fwd, 'x', sizeof(fwd));
+		n = ds_print_udec(fwd, x);
+		assert_int_equal(n, strlen(want));
+		assert_memory_equal(fwd, want, n);
+		assert_int_equal(fwd[n], 'x');	/* no byte past its digits */
+	}
+}
+
 static void test_pcapng_blocks(void **state)
 {
 	static const unsigned char pkt[] = { 0x45, 0, 0, 20, 1, 2, 3 };
@@ -1456,6 +1481,7 @@ int main(void)
 		cmocka_unit_test(test_record_bad),
 		cmocka_unit_test(test_record_diff),
 		cmocka_unit_test(test_pcapng_blocks),
+		cmocka_unit_test(test_print_dec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

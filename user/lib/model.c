@@ -301,15 +301,10 @@ static uint32_t ds_u32(struct nlattr **tb, int a)
 /* inet_ntop() of an IPv4 address, without its sprintf(). */
 static void ds_ipv4(const unsigned char *b, char *buf)
 {
-	char d[24];
 	int i;
 
 	for (i = 0; i < 4; i++) {
-		const char *s = ds_print_dec(d, b[i]);
-		size_t n = strlen(s);
-
-		memcpy(buf, s, n);
-		buf += n;
+		buf += ds_print_udec(buf, b[i]);
 		*buf++ = i < 3 ? '.' : '\0';
 	}
 }

@@ -57,16 +57,54 @@ static void ds_free_blocks(struct ds_print *p)
 	p->blocks = NULL;
 }
 
+static const char ds_digits2[201] =
+	"0001020304050607080910111213141516171819"
+	"2021222324252627282930313233343536373839"
+	"4041424344454647484950515253545556575859"
+	"6061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* The digits of v before end, two at a time; returns the first. */
+static inline char *ds_dec_back(char *end, uint64_t v)
+{
+	char *q = end;
+
+	while (v >= 100) {
+		q -= 2;
+		memcpy(q, ds_digits2 + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, ds_digits2 + 2 * v, 2);
+	} else {
+		*--q = (char)('0' + v);
+	}
+	return q;
+}
+
 char *ds_print_dec(char buf[24], uint64_t v)
 {
-	char *q = buf + 23;
+	buf[23] = '\0';
+	return ds_dec_back(buf + 23, v);
+}
 
-	*q = '\0';
-	do {
-		*--q = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return q;
+size_t ds_print_udec(char *q, uint64_t v)
+{
+	static const uint64_t pow10[] = {
+		10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+		10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+		100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+		100000000000000ULL, 1000000000000000ULL,
+		10000000000000000ULL, 100000000000000000ULL,
+		1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	size_t n = 1;
+
+	while (n < 20 && v >= pow10[n - 1])
+		n++;
+	ds_dec_back(q + n, v);
+	return n;
 }
 
 /* The length of the valid UTF-8 sequence at s (s[0] >= 0x80), or 0. */
@@ -507,12 +545,15 @@ static size_t ds_line(const struct ds_print *p, const struct ds_cell *cells,
 	char *q = NULL;
 	int c, pad;
 
-	if (cells)
+	if (cells) {
 		rs = cells[lo->rest].s;
-	else
+		rn = rs ? cells[lo->rest].len : 0;
+	} else {
 		rs = lo->rest < p->ncols ? p->cols[lo->rest].head : NULL;
-	if (rs && *rs)
-		rn = strlen(rs) + lo->seplen[lo->rest];
+		rn = rs ? strlen(rs) : 0;
+	}
+	if (rn)
+		rn += lo->seplen[lo->rest];
 	if (write) {
 		if (!ds_lb_room(lo, lo->linemax + rn + 1))
 			return 0;

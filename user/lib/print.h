@@ -138,6 +138,8 @@ void ds_print_bool_as(struct ds_print *p, enum ds_pmode mode,
 /* The decimal digits of v, written at the end of buf; returns the
  * first (no printf: for the many numbers of a long table). */
 char *ds_print_dec(char buf[24], uint64_t v);
+/* The decimal digits of v at q, no NUL (at most 20); returns how many. */
+size_t ds_print_udec(char *q, uint64_t v);
 /* n bytes of s to q, control characters as '?', as text shows strings. */
 void ds_print_clean(char *q, const char *s, size_t n);
 /* Text only, printf-like: headers, notes, blank lines. */

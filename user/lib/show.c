@@ -238,19 +238,21 @@ void ds_close_head(struct ds_print *p)
  * Milliseconds with three decimals, rounded to the nearest microsecond;
  * ">MS" for a session open before start: at least that long.
  */
-static void ds_sess_ms(char ms[48], uint64_t ns, bool found)
+static size_t ds_sess_ms(char ms[48], uint64_t ns, bool found)
 {
 	uint64_t us = ns / 1000 + (ns % 1000 >= 500);
-	char a[24], b[24];
-	char *frac = ds_print_dec(b, 1000 + us % 1000) + 1;
-	char *whole = ds_print_dec(a, us / 1000);
-	size_t n = strlen(whole);
+	uint32_t f = (uint32_t)(us % 1000);
+	char *q = ms;
 
 	if (found)
-		*ms++ = '>';
-	memcpy(ms, whole, n);
-	ms[n] = '.';
-	memcpy(ms + n + 1, frac, 4);
+		*q++ = '>';
+	q += ds_print_udec(q, us / 1000);
+	q[0] = '.';
+	q[1] = (char)('0' + f / 100);
+	q[2] = (char)('0' + f / 10 % 10);
+	q[3] = (char)('0' + f % 10);
+	q[4] = '\0';
+	return (size_t)(q + 4 - ms);
 }
 
 /*
@@ -362,35 +364,34 @@ static void ds_sess_cell(struct ds_cell *c, char **q, const char *s, size_t n,
 	*q += n;
 }
 
-/* v in decimal into cell c at *q, then the character tail unless NUL. */
-/* Append word and v's digits at *q. */
-static void ds_sess_put(char **q, const char *word, uint64_t v)
+/* Append the literal word and v's digits at *q. */
+#define ds_sess_put(q, word, v)	ds_sess_putn(q, word, sizeof(word) - 1, v)
+static inline void ds_sess_putn(char **q, const char *word, size_t n,
+				uint64_t v)
 {
-	char d[24], *s = ds_print_dec(d, v);
-	size_t n = strlen(word);
-
 	memcpy(*q, word, n);
 	*q += n;
-	n = (size_t)(d + 23 - s);
-	memcpy(*q, s, n);
-	*q += n;
+	*q += ds_print_udec(*q, v);
 }
 
 /* Microseconds as ms the way %g writes them below 1000 s: "0.041", "12". */
-static void ds_sess_put_ms(char **q, const char *word, uint32_t us)
+#define ds_sess_put_ms(q, word, us) \
+	ds_sess_putn_ms(q, word, sizeof(word) - 1, us)
+static void ds_sess_putn_ms(char **q, const char *word, size_t n, uint32_t us)
 {
-	char d[24], *f;
-	size_t n;
+	uint32_t f = us % 1000;
 
-	ds_sess_put(q, word, us / 1000);
-	if (!(us % 1000))
+	ds_sess_putn(q, word, n, us / 1000);
+	if (!f)
 		return;
-	f = ds_print_dec(d, 1000 + us % 1000) + 1;
-	for (n = 3; f[n - 1] == '0'; n--)
-		;
 	*(*q)++ = '.';
-	memcpy(*q, f, n);
-	*q += n;
+	*(*q)++ = (char)('0' + f / 100);
+	f %= 100;
+	if (f) {
+		*(*q)++ = (char)('0' + f / 10);
+		if (f % 10)
+			*(*q)++ = (char)('0' + f % 10);
+	}
 }
 
 /*
@@ -417,12 +418,11 @@ static size_t ds_sess_state(char *out, const struct ds_session *s)
 	return (size_t)(q - out) + 3;
 }
 
+/* v in decimal into cell c at *q, then the character tail unless NUL. */
 static void ds_sess_dec(struct ds_cell *c, char **q, uint64_t v, char tail)
 {
-	char d[24], *s = ds_print_dec(d, v);
-	size_t n = (size_t)(d + 23 - s);
+	size_t n = ds_print_udec(*q, v);
 
-	memcpy(*q, s, n);
 	if (tail)
 		(*q)[n++] = tail;
 	c->s = *q;
@@ -439,7 +439,7 @@ static size_t ds_sess_row(void *arg, size_t r, struct ds_cell *c, char *buf)
 {
 	const struct ds_session *s = (const struct ds_session *)arg + r;
 	const char *state = ds_tcp_state_name(s->state);
-	char *q = buf, ms[48], mode[32 + 1 + DS_SESS_STATE];
+	char *q = buf;
 	size_t n;
 
 	ds_sess_dec(&c[0], &q, s->pid, '\0');
@@ -455,18 +455,23 @@ static size_t ds_sess_row(void *arg, size_t r, struct ds_cell *c, char *buf)
 	ds_sess_dec(&c[10], &q, s->resets_sent, '/');
 	ds_sess_dec(&c[11], &q, s->resets_received, '\0');
 	ds_sess_cell(&c[12], &q, state, strlen(state), false);
-	ds_sess_ms(ms, s->duration_ns, s->found);
-	ds_sess_cell(&c[13], &q, ms, strlen(ms), false);
-	/* the rest, a string: the SMC mode, as ds_sess_smc_mode() prints it */
-	n = ds_sess_mode(mode, s);
+	c[13].s = q;
+	c[13].len = ds_sess_ms(q, s->duration_ns, s->found);
+	q += c[13].len;
+	/*
+	 * the rest, a string: the SMC mode, as ds_sess_smc_mode() prints it,
+	 * and the transport state, each NUL-terminated where it ends
+	 */
+	n = ds_sess_mode(q, s);
 	if (s->has_tcp) {
 		if (n)
-			mode[n++] = ' ';
-		n += ds_sess_state(mode + n, s);
+			q[n++] = ' ';
+		n += ds_sess_state(q + n, s);
 	}
 	if (n) {
-		ds_sess_cell(&c[14], &q, mode, n + 1, false);
+		c[14].s = q;
 		c[14].len = n;
+		q += n + 1;
 	}
 	return (size_t)(q - buf);
 }
