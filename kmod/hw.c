@@ -210,8 +210,8 @@ static notrace void ds_trap_probe(void *data, const struct devlink *devlink,
 	ds_probe_begin();
 	c = ds_this_cpu_ptr(&ds_trap_cpus);
 	mask = (1U << ds_trap_bits) - 1;
-	for (i = ds_trap_hash(devlink, md->trap_name, ifindex, netns);;
-	     i = (i + 1) & mask) {
+	i = ds_trap_hash(devlink, md->trap_name, ifindex, netns);
+	for (;; i = (i + 1) & mask) {
 		s = &c->slots[i];
 		if (likely(ds_trap_same(s, devlink, md, ifindex, netns))) {
 			local64_inc(&s->count);

@@ -350,6 +350,11 @@ static const struct {
 	{ DROPSCOPE_STATS_A_SESSIONS_FOUND, "sessions_found", "TCP sessions open before start, found by it" },
 	{ DROPSCOPE_STATS_A_SESS_EVENTS, "session_events", "TCP session events recorded" },
 	{ DROPSCOPE_STATS_A_SESS_EVENTS_LOST, "session_events_lost", "TCP session events no round carried" },
+	{ DROPSCOPE_STATS_A_TRAP_EVENTS, "trap_events", "packets devices trapped (hw)" },
+	{ DROPSCOPE_STATS_A_TRAPS, "traps", "distinct traps by device and port" },
+	{ DROPSCOPE_STATS_A_TRAPS_OVERFLOW, "traps_overflow", "trapped packets in no trap (table full)" },
+	{ DROPSCOPE_STATS_A_DEVCTRS, "devctrs", "device counters that moved (dev)" },
+	{ DROPSCOPE_STATS_A_DEVCTRS_LOST, "devctrs_lost", "device readings not kept (no memory)" },
 };
 
 #define DS_NSTATS (sizeof(ds_stats_fields) / sizeof(ds_stats_fields[0]))

@@ -702,7 +702,7 @@ test_sessions_masked() {
 	netem_lo 100% || abort "netem refused"
 	gen udp 1 $UDP_CLOSED
 	netem_off
-	site=$($DS -j show sites | json "' '.join(s['symbol'].split('+')[0] for s in d if s['reason'] == 'QDISC_DROP')")
+	site=$($DS -j show sites layer kernel | json "' '.join(s['symbol'].split('+')[0] for s in d if s['reason'] == 'QDISC_DROP')")
 	echo "# a qdisc drops in $site"
 	[[ $site =~ ^[A-Za-z0-9_.]+$ ]] || abort "no single QDISC_DROP site: '$site'"
 	rid=$(rule_id mask site "$site")

@@ -161,6 +161,27 @@
  *     in the round, and DROPSCOPE_A_SMC_LINK_DOWNS_DELTA when SMC-R links
  *     went down.
  *
+ * DROPSCOPE_CMD_TRAPS_GET (dump): one message per trap with one
+ *     DROPSCOPE_A_TRAP nest: packets a device trapped and reported
+ *     through devlink_trap_report() (the devlink:devlink_trap_report
+ *     tracepoint), counted by DROPSCOPE_PART_HW per (devlink instance,
+ *     trap, input port) in per-CPU tables of the module parameter traps=
+ *     keys (DROPSCOPE_A_TRAPS_CAPACITY); a report that finds its CPU's
+ *     table full is counted in DROPSCOPE_STATS_A_TRAPS_OVERFLOW. Traps of
+ *     type drop and exception; control traps (packets a device hands to
+ *     the stack on purpose) are not drops and are not counted. Drivers
+ *     free trapped packets with consume_skb(): they are in no site.
+ *     Alert rounds carry one DROPSCOPE_A_TRAP nest per trap that counted.
+ *
+ * DROPSCOPE_CMD_DEVCTRS_GET (dump): one message per device counter that
+ *     moved since start, with one DROPSCOPE_A_DEVCTR nest. DROPSCOPE_PART_
+ *     DEV reads every device of every netns at each interval (as
+ *     /proc/net/dev reads them) and counts what each drop counter of
+ *     enum dropscope_dev_counter gained: a device present at start from
+ *     its values then, one that appears later from zero. A device that
+ *     goes keeps its totals. Alert rounds carry one DROPSCOPE_A_DEVCTR
+ *     nest per counter that moved.
+ *
  * Nested attributes
  * -----------------
  *
@@ -447,6 +468,12 @@
  *         without frames: in no stack's count
  *     DROPSCOPE_STATS_A_STACKS_SITELESS: drops whose stack did not reach
  *         the site (counted in a NO_ROOM, SITELESS entry)
+ *     DROPSCOPE_STATS_A_TRAP_EVENTS: trapped packets counted (hw), of
+ *         them DROPSCOPE_STATS_A_TRAPS_OVERFLOW in no trap (table full);
+ *         DROPSCOPE_STATS_A_TRAPS: distinct traps
+ *     DROPSCOPE_STATS_A_DEVCTRS: device counters that moved (dev);
+ *         DROPSCOPE_STATS_A_DEVCTRS_LOST: readings of the devices not
+ *         kept for want of memory
  *     DROPSCOPE_STATS_A_EPOCH: the totals' epoch: drawn at random when the
  *         module loads and advanced each time the totals start again from
  *         zero (DROPSCOPE_CMD_START, DROPSCOPE_CMD_RESET). A reader that
