@@ -175,12 +175,27 @@ static struct ds_devctr *ds_devctr_get(struct ds_dev_known *d, int c)
 	if (!e)
 		return NULL;
 	e->counter = c;
+	e->rules_gen = ds_rules_gen() - 1;	/* not judged yet */
 	e->ifindex = d->ifindex;
 	e->netns = d->netns;
 	memcpy(e->dev, d->name, sizeof(e->dev));
 	d->ctr[c] = e;
 	dc.ctrs[dc.nctrs++] = e;
 	return e;
+}
+
+/* Count delta of e: masked by the rules in force, or shown. */
+static void ds_devctr_add(struct ds_devctr *e, u64 delta)
+{
+	if (e->rules_gen != ds_rules_gen()) {
+		e->rules_gen = ds_rules_gen();
+		e->rule = ds_rules_judge_devctr(e, &e->masked);
+	}
+	ds_rule_hit(e->rule, delta);
+	if (e->masked)
+		e->masked_total += delta;
+	else
+		e->total += delta;
 }
 
 /* A counter that went back: the device is not the one known there. */
@@ -226,11 +241,13 @@ static void ds_dev_fold_one(const struct ds_dev_snap *s, bool base)
 		if (!e)
 			continue;	/* taken again at the next fold */
 		d->last[c] = s->v[c];
-		/* its latest name and place */
+		/* its latest name and place, judged again when they change */
+		if (e->ifindex != d->ifindex || e->netns != d->netns)
+			e->rules_gen = ds_rules_gen() - 1;
 		e->ifindex = d->ifindex;
 		e->netns = d->netns;
 		memcpy(e->dev, d->name, sizeof(e->dev));
-		e->total += delta;
+		ds_devctr_add(e, delta);
 	}
 }
 

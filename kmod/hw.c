@@ -297,14 +297,23 @@ static struct ds_trap *ds_trap_get(const struct ds_trap_slot *s)
 	strscpy(t->name, s->name, sizeof(t->name));
 	strscpy(t->group, s->group, sizeof(t->group));
 	strscpy(t->dev, s->dev, sizeof(t->dev));
+	t->rules_gen = ds_rules_gen() - 1;	/* not judged yet */
 	traps.v[traps.n++] = t;
 	return t;
 }
 
-/* Count delta reports of t: masked by the rules, or shown. */
+/* Count delta reports of t: masked by the rules in force, or shown. */
 static void ds_trap_add(struct ds_trap *t, u64 delta)
 {
-	t->total += delta;
+	if (t->rules_gen != ds_rules_gen()) {
+		t->rules_gen = ds_rules_gen();
+		t->rule = ds_rules_judge_trap(t, &t->masked);
+	}
+	ds_rule_hit(t->rule, delta);
+	if (t->masked)
+		t->masked_total += delta;
+	else
+		t->total += delta;
 }
 
 static void ds_traps_fold(void)

@@ -54,6 +54,13 @@ static const struct nla_policy ds_rule_policy[DROPSCOPE_RULE_A_MAX + 1] = {
 	[DROPSCOPE_RULE_A_L3] = { .type = NLA_U16 },
 	[DROPSCOPE_RULE_A_L4] = { .type = NLA_U8 },
 	[DROPSCOPE_RULE_A_SMC_REASON] = NLA_POLICY_MIN(NLA_U32, 1),
+	[DROPSCOPE_RULE_A_LAYER] = NLA_POLICY_MAX(NLA_U8, DROPSCOPE_LAYER_DEV),
+	[DROPSCOPE_RULE_A_TRAP] = { .type = NLA_NUL_STRING,
+				    .len = DROPSCOPE_TRAP_NAME_MAX },
+	[DROPSCOPE_RULE_A_TRAP_GROUP] = { .type = NLA_NUL_STRING,
+					  .len = DROPSCOPE_TRAP_NAME_MAX },
+	[DROPSCOPE_RULE_A_DEV_COUNTER] =
+		NLA_POLICY_MAX(NLA_U8, DROPSCOPE_DEV_COUNTERS - 1),
 };
 
 static const struct nla_policy ds_mask_policy[DROPSCOPE_A_MAX + 1] = {
@@ -525,6 +532,14 @@ static int ds_put_rule(struct sk_buff *skb, const void *arg)
 	     nla_put_u8(skb, DROPSCOPE_RULE_A_L4, r->l4)) ||
 	    ((r->match & DS_M_SMC) &&
 	     nla_put_u32(skb, DROPSCOPE_RULE_A_SMC_REASON, r->smc)) ||
+	    ((r->match & DS_M_LAYER) &&
+	     nla_put_u8(skb, DROPSCOPE_RULE_A_LAYER, r->layer)) ||
+	    ((r->match & DS_M_TRAP) &&
+	     nla_put_string(skb, DROPSCOPE_RULE_A_TRAP, r->trap)) ||
+	    ((r->match & DS_M_GROUP) &&
+	     nla_put_string(skb, DROPSCOPE_RULE_A_TRAP_GROUP, r->group)) ||
+	    ((r->match & DS_M_COUNTER) &&
+	     nla_put_u8(skb, DROPSCOPE_RULE_A_DEV_COUNTER, r->counter)) ||
 	    nla_put_u64_64bit(skb, DROPSCOPE_RULE_A_HITS, r->hits,
 			      DROPSCOPE_RULE_A_PAD)) {
 		if (nest)
@@ -588,6 +603,27 @@ static void ds_rule_fields(struct nlattr **tb, struct ds_rule *r)
 	if (tb[DROPSCOPE_RULE_A_SMC_REASON]) {
 		r->match |= DS_M_SMC;
 		r->smc = nla_get_u32(tb[DROPSCOPE_RULE_A_SMC_REASON]);
+	}
+	/* the layer: given, or that of the trap, group or counter */
+	if (tb[DROPSCOPE_RULE_A_TRAP]) {
+		r->match |= DS_M_TRAP;
+		r->layer = DROPSCOPE_LAYER_HW;
+		nla_strscpy(r->trap, tb[DROPSCOPE_RULE_A_TRAP], sizeof(r->trap));
+	}
+	if (tb[DROPSCOPE_RULE_A_TRAP_GROUP]) {
+		r->match |= DS_M_GROUP;
+		r->layer = DROPSCOPE_LAYER_HW;
+		nla_strscpy(r->group, tb[DROPSCOPE_RULE_A_TRAP_GROUP],
+			    sizeof(r->group));
+	}
+	if (tb[DROPSCOPE_RULE_A_DEV_COUNTER]) {
+		r->match |= DS_M_COUNTER;
+		r->layer = DROPSCOPE_LAYER_DEV;
+		r->counter = nla_get_u8(tb[DROPSCOPE_RULE_A_DEV_COUNTER]);
+	}
+	if (tb[DROPSCOPE_RULE_A_LAYER]) {
+		r->match |= DS_M_LAYER;
+		r->layer = nla_get_u8(tb[DROPSCOPE_RULE_A_LAYER]);
 	}
 }
 

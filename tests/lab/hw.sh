@@ -40,6 +40,26 @@ for t in json.load(sys.stdin)['trap']['$NSIM_DL']:
         print(t['name'], t['type'], t['stats']['rx']['packets'])" > "$1"
 }
 
+# nsim_deltas BEFORE AFTER: "TRAP TYPE PACKETS" of the traps that counted
+nsim_deltas() {
+	py -c "import sys
+b = {l.split()[0]: int(l.split()[2]) for l in open('$1')}
+for l in open('$2'):
+    n, ty, p = l.split()
+    if int(p) - b[n]:
+        print(n, ty, int(p) - b[n])" | sort
+}
+
+# nsim_traffic: the port up for a second, then down, and the report under
+# way when it went down done (netdevsim reports every 100 ms, for running
+# ports only)
+nsim_traffic() {
+	ip link set "$NSIM_IF" up
+	sleep 1
+	ip link set "$NSIM_IF" down
+	sleep 0.3
+}
+
 # Every trap report of netdevsim, counted per trap, equals what devlink
 # counted in the same window: the window is the port's time up, since
 # netdevsim reports only for running ports. Control traps are not drops.
@@ -54,18 +74,9 @@ test_hw_traps() {
 	done
 	$DS start hw
 	nsim_counts "$TMP/before"
-	ip link set "$NSIM_IF" up
-	sleep 1
-	ip link set "$NSIM_IF" down
-	# a report under way when the port went down ends within its 100 ms
-	sleep 0.3
+	nsim_traffic
 	nsim_counts "$TMP/after"
-	py -c "import sys
-b = {l.split()[0]: int(l.split()[2]) for l in open('$TMP/before')}
-for l in open('$TMP/after'):
-    n, ty, p = l.split()
-    if int(p) - b[n]:
-        print(n, ty, int(p) - b[n])" | sort > "$TMP/want"
+	nsim_deltas "$TMP/before" "$TMP/after" > "$TMP/want"
 	$DS -j show sites layer hw | json "'\n'.join('%s %s %d' % (s['trap'], s['type'], s['count']) for s in d if s['device'] == '$NSIM_DL')" |
 		sort > "$TMP/got"
 	check "hw: traps seen" 4 "$(wc -l < "$TMP/want")"
@@ -76,6 +87,22 @@ for l in open('$TMP/after'):
 		"$($DS -j show sites layer hw | json "'%d %s' % (len(d), ' '.join(sorted({s.get('dev', '') for s in d})))")"
 	check "hw: show stats counts the reports" \
 		"$(awk '{ n += $3 } END { print n }' "$TMP/want")" "$(stat_of trap_events)"
+}
+
+# veth_drops A B N: a veth pair A-B, B down, and N frames sent out of A:
+# each one A's tx_dropped and B's rx_dropped (and a kfree_skb)
+veth_pair_down() {
+	ip link add "$1" type veth peer name "$2" || abort "no veth pair"
+	defer ip link del "$1"
+	sysctl -qw "net.ipv6.conf.$1.disable_ipv6=1" "net.ipv6.conf.$2.disable_ipv6=1"
+	ip link set "$1" up
+}
+veth_send() {
+	py -c "import socket
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(('$1', 0))
+for i in range($2):
+    s.send(b'\xff' * 6 + b'\x02' + b'\x00' * 5 + b'\x88\xb5' + b'\x00' * 50)"
 }
 
 # dev_counter DEV COUNTER: the counter of rtnl_link_stats64, as ip -s -s
@@ -91,22 +118,55 @@ dev_counter() {
 test_dev_counters() {
 	local a=x$$ b=y$$ tx0 rx0
 	setup_module
-	ip link add "$a" type veth peer name "$b" || abort "no veth pair"
-	defer ip link del "$a"
-	sysctl -qw "net.ipv6.conf.$a.disable_ipv6=1" "net.ipv6.conf.$b.disable_ipv6=1"
-	ip link set "$a" up
+	veth_pair_down "$a" "$b"
 	tx0=$(dev_counter "$a" tx_dropped)
 	rx0=$(dev_counter "$b" rx_dropped)
 	$DS start dev
-	py -c "import socket
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-s.bind(('$a', 0))
-for i in range(37):
-    s.send(b'\xff' * 6 + b'\x02' + b'\x00' * 5 + b'\x88\xb5' + b'\x00' * 50)"
+	veth_send "$a" 37
 	check "dev: tx_dropped of the sender and rx_dropped of the peer equal ip -s -s link's deltas" \
 		"$(($(dev_counter "$a" tx_dropped) - tx0)) $(($(dev_counter "$b" rx_dropped) - rx0))" \
 		"$($DS -j show sites layer dev | json "'%d %d' % (sum(s['count'] for s in d if s['dev'] == '$a' and s['counter'] == 'tx_dropped'), sum(s['count'] for s in d if s['dev'] == '$b' and s['counter'] == 'rx_dropped'))")"
 	check "dev: 37 sent, 37 dropped" 37 "$(($(dev_counter "$a" tx_dropped) - tx0))"
 	check "dev: no other counter of the pair moved" "rx_dropped tx_dropped" \
 		"$($DS -j show sites layer dev | json "' '.join(sorted(s['counter'] for s in d if s['dev'] in ('$a', '$b')))")"
+}
+
+# Masks on a trap and on a device counter hide exactly those: the masked
+# counts and the rules' hits equal devlink's and ip's counts of them, and
+# everything else of the two layers is shown as before.
+test_layer_masks() {
+	local a=x$$ b=y$$ rx0 tx0 r1 r2 ttl
+	setup_module
+	nsim_setup
+	devlink trap set "$NSIM_DL" trap blackhole_route action trap ||
+		abort "devlink trap set failed"
+	veth_pair_down "$a" "$b"
+	$DS start hw dev
+	r1=$(rule_id mask trap ttl_value_is_too_small)
+	r2=$(rule_id mask counter rx_dropped dev "$b")
+	nsim_counts "$TMP/before"
+	tx0=$(dev_counter "$a" tx_dropped)
+	rx0=$(dev_counter "$b" rx_dropped)
+	nsim_traffic
+	veth_send "$a" 23
+	nsim_counts "$TMP/after"
+	nsim_deltas "$TMP/before" "$TMP/after" > "$TMP/want"
+	ttl=$(awk '$1 == "ttl_value_is_too_small" { print $3 }' "$TMP/want")
+	check "masks: the trap's hits and masked count equal devlink's count of it" \
+		"$ttl $ttl 0" \
+		"$(hits_of "$r1") $($DS -j show sites all layer hw | json "'%d %d' % tuple(sum(s[k] for s in d if s['trap'] == 'ttl_value_is_too_small') for k in ('masked', 'count'))")"
+	check "masks: the other traps shown as devlink counts them" \
+		"$(grep -v ttl_value_is_too_small "$TMP/want")" \
+		"$($DS -j show sites layer hw | json "'\n'.join('%s %s %d' % (s['trap'], s['type'], s['count']) for s in d)" | sort)"
+	check "masks: the counter's hits and masked count equal ip's rx_dropped delta" \
+		"$(($(dev_counter "$b" rx_dropped) - rx0)) 23 0" \
+		"$(hits_of "$r2") $($DS -j show sites all layer dev | json "'%d %d' % tuple(sum(s[k] for s in d if s['dev'] == '$b' and s['counter'] == 'rx_dropped') for k in ('masked', 'count'))")"
+	check "masks: the sender's tx_dropped shown, as ip counts it" \
+		"$(($(dev_counter "$a" tx_dropped) - tx0))" \
+		"$($DS -j show sites layer dev | json "sum(s['count'] for s in d if s['dev'] == '$a' and s['counter'] == 'tx_dropped')")"
+	check "masks: rules on traps and counters listed as given" \
+		"mask trap ttl_value_is_too_small|mask dev $b counter rx_dropped" \
+		"$($DS -j show rules | json "'|'.join(' '.join([r['mode']] + ['%s %s' % (k, r[k]) for k in ('dev', 'trap', 'counter') if k in r]) for r in d)")"
+	check "masks: a rule on a trap and a counter at once is refused" "2" \
+		"$($DS rule mask trap x counter rx_dropped > /dev/null 2>&1; echo $?)"
 }

@@ -208,7 +208,7 @@ static void test_complete(void **state)
 	complete(l4, 3, "u", out, sizeof(out));
 	assert_string_equal(out, "udp udplite");
 	complete(mask, 4, "", out, sizeof(out));
-	assert_string_equal(out, "site reason dev l3 l4 netns smc");
+	assert_string_equal(out, "site reason dev l3 l4 netns smc layer trap group counter");
 	complete(cap, 3, "ipv", out, sizeof(out));
 	assert_string_equal(out, "ipv4 ipv6");
 	complete(exp, 1, "--t", out, sizeof(out));

@@ -314,7 +314,8 @@ int ds_stats_fetch(struct ds_nl *nl, struct ds_stats_read *st);
 /* rule.c: rules, the words of rule mask|only and capture, and the wire */
 enum ds_rule_field {
 	DS_RF_SITE, DS_RF_REASON, DS_RF_DEV, DS_RF_L3, DS_RF_L4, DS_RF_NETNS,
-	DS_RF_SMC, DS_RF_COUNT
+	DS_RF_SMC, DS_RF_LAYER, DS_RF_TRAP, DS_RF_GROUP, DS_RF_COUNTER,
+	DS_RF_COUNT
 };
 
 /* The fields' words, by enum ds_rule_field; NULL-terminated. */
@@ -328,6 +329,9 @@ struct ds_rule {
 	uint32_t reason, ifindex, netns, smc_reason;
 	uint16_t l3;
 	uint8_t l4;
+	uint8_t layer;		/* enum dropscope_layer */
+	uint8_t counter;	/* enum dropscope_dev_counter */
+	char trap[40], group[40];
 	uint64_t hits;		/* read: drops the rule decided */
 };
 

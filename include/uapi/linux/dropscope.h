@@ -228,6 +228,18 @@
  *         masked fallback is counted in DROPSCOPE_SMC_FB_A_MASKED and
  *         DROPSCOPE_SMC_A_FALLBACKS_MASKED, never alerted; HITS counts
  *         the fallbacks it decided.
+ *     DROPSCOPE_RULE_A_LAYER: NLA_U8, enum dropscope_layer: the rule
+ *         matches drops of that layer only. DROPSCOPE_RULE_A_TRAP and
+ *         _TRAP_GROUP (NLA_NUL_STRING, a trap's and a trap group's names,
+ *         as devlink names them) make a rule of the hw layer, and
+ *         DROPSCOPE_RULE_A_DEV_COUNTER (NLA_U8, enum
+ *         dropscope_dev_counter) one of the dev layer. A hw rule matches
+ *         traps (IFINDEX and NETNS: their input port), a dev rule device
+ *         counters (IFINDEX and NETNS: their device); neither takes a
+ *         site, reason, L3, L4 or SMC reason. Among the traps, and among
+ *         the device counters, rules decide as among drops: their own
+ *         ONLY rules, the first MASK rule that matches. Captures and
+ *         stacks take rules of the kernel layer only.
  *
  * DROPSCOPE_CMD_CAPTURE_START: takes one DROPSCOPE_A_CAPTURE nest with
  *     DROPSCOPE_CAPTURE_A_FILTER (optional): a classic BPF program, an
@@ -656,6 +668,10 @@ enum dropscope_rule_attr {
 	DROPSCOPE_RULE_A_L4,
 	DROPSCOPE_RULE_A_HITS,
 	DROPSCOPE_RULE_A_SMC_REASON,
+	DROPSCOPE_RULE_A_LAYER,
+	DROPSCOPE_RULE_A_TRAP,
+	DROPSCOPE_RULE_A_TRAP_GROUP,
+	DROPSCOPE_RULE_A_DEV_COUNTER,
 	__DROPSCOPE_RULE_A_MAX
 };
 
@@ -896,6 +912,16 @@ enum dropscope_stack_attr {
 };
 
 #define DROPSCOPE_STACK_A_MAX (__DROPSCOPE_STACK_A_MAX - 1)
+
+/* The longest trap or trap group name a rule takes (the NUL not counted). */
+#define DROPSCOPE_TRAP_NAME_MAX		39
+
+/* Where a drop is seen (DROPSCOPE_RULE_A_LAYER). */
+enum dropscope_layer {
+	DROPSCOPE_LAYER_KERNEL,		/* skb:kfree_skb: sites */
+	DROPSCOPE_LAYER_HW,		/* devlink traps */
+	DROPSCOPE_LAYER_DEV,		/* the devices' drop counters */
+};
 
 /* The type of a trap (DROPSCOPE_TRAP_A_TYPE), as devlink's own enum. */
 enum dropscope_trap_type {
