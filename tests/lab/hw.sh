@@ -170,3 +170,27 @@ test_layer_masks() {
 	check "masks: a rule on a trap and a counter at once is refused" "2" \
 		"$($DS rule mask trap x counter rx_dropped > /dev/null 2>&1; echo $?)"
 }
+
+traps_counted() { [ "$(stat_of trap_events)" -gt 0 ]; }
+
+# Unload while a device traps packets and a veth drops them: no warning,
+# and the traps counted up to then were counted (the port reports every
+# 100 ms while up).
+test_hw_unload() {
+	local a=x$$ b=y$$ g
+	need dmesg
+	setup_module
+	nsim_setup
+	veth_pair_down "$a" "$b"
+	$DS start hw dev
+	dmesg -C
+	ip link set "$NSIM_IF" up
+	defer ip link set "$NSIM_IF" down
+	veth_send "$a" 100000 &
+	g=$!
+	defer kill_quiet $g
+	wait_for 10 traps_counted || abort "no trap counted while the port is up"
+	rmmod dropscope || abort "rmmod while traps fire failed"
+	kill_quiet $g
+	dmesg_clean "hw: unload while traps fire and a veth drops: no warning in dmesg"
+}
