@@ -97,13 +97,14 @@ veth_pair_down() {
 	sysctl -qw "net.ipv6.conf.$1.disable_ipv6=1" "net.ipv6.conf.$2.disable_ipv6=1"
 	ip link set "$1" up
 }
-veth_send() {
-	py -c "import socket
+veth_send_py() {
+	printf '%s\n' "import socket
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind(('$1', 0))
 for i in range($2):
     s.send(b'\xff' * 6 + b'\x02' + b'\x00' * 5 + b'\x88\xb5' + b'\x00' * 50)"
 }
+veth_send() { py -c "$(veth_send_py "$@")"; }
 
 # dev_counter DEV COUNTER: the counter of rtnl_link_stats64, as ip -s -s
 # -j link shows it
@@ -186,7 +187,8 @@ test_hw_unload() {
 	dmesg -C
 	ip link set "$NSIM_IF" up
 	defer ip link set "$NSIM_IF" down
-	veth_send "$a" 100000 &
+	# in the background: a python3 of its own, not pyd's
+	command python3 -c "$(veth_send_py "$a" 100000)" &
 	g=$!
 	defer kill_quiet $g
 	wait_for 10 traps_counted || abort "no trap counted while the port is up"
