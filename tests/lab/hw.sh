@@ -196,3 +196,42 @@ test_hw_unload() {
 	kill_quiet $g
 	dmesg_clean "hw: unload while traps fire and a veth drops: no warning in dmesg"
 }
+
+# export: the traps and device counters as series promtool accepts, each
+# equal to devlink's and ip's counts (masked ones included, and apart).
+test_layer_export() {
+	local a=x$$ b=y$$ rx0 got
+	need promtool
+	setup_module
+	nsim_setup
+	veth_pair_down "$a" "$b"
+	$DS start hw dev
+	$DS rule mask counter rx_dropped dev "$b" > /dev/null
+	nsim_counts "$TMP/before"
+	rx0=$(dev_counter "$b" rx_dropped)
+	nsim_traffic
+	veth_send "$a" 11
+	$DS stop
+	nsim_counts "$TMP/after"
+	nsim_deltas "$TMP/before" "$TMP/after" > "$TMP/want"
+	mkdir -p "$TMP/tf"
+	exp_start --textfile "$TMP/tf/dropscope.prom" --interval 200ms
+	wait_for 30 test -s "$TMP/tf/dropscope.prom" || abort "no textfile"
+	if got=$(promtool check metrics < "$TMP/tf/dropscope.prom" 2>&1); then
+		ok "layers: promtool check metrics accepts the trap and device series"
+	else
+		fail "layers: promtool check metrics accepts the trap and device series" "$got"
+	fi
+	check "layers: dropscope_trap_packets_total per trap equals devlink's count" \
+		"$(cat "$TMP/want")" \
+		"$(py -c "import re
+for l in open('$TMP/tf/dropscope.prom'):
+    m = re.match(r'dropscope_trap_packets_total\{(.*)\} (\d+)', l)
+    if m:
+        k = dict(re.findall(r'(\w+)=\"([^\"]*)\"', m.group(1)))
+        if k['device'] == '$NSIM_DL':
+            print(k['trap'], k['type'], m.group(2))" | sort)"
+	check "layers: dropscope_device_drops_total and its masked part equal ip's rx_dropped delta" \
+		"$(($(dev_counter "$b" rx_dropped) - rx0)) $(($(dev_counter "$b" rx_dropped) - rx0))" \
+		"$(grep "^dropscope_device_drops_total{counter=\"rx_dropped\",dev=\"$b\"}" "$TMP/tf/dropscope.prom" | awk '{print $2}') $(grep "^dropscope_device_drops_masked_total{counter=\"rx_dropped\",dev=\"$b\"}" "$TMP/tf/dropscope.prom" | awk '{print $2}')"
+}

@@ -816,6 +816,10 @@ enum ds_metric_family {
 	DS_MF_SMC_LGR_CONNS,
 	DS_MF_SMC_IN_USE,
 	DS_MF_SMC_POOLS,
+	DS_MF_TRAPS,
+	DS_MF_TRAPS_MASKED,
+	DS_MF_DEV_DROPS,
+	DS_MF_DEV_DROPS_MASKED,
 	DS_MF_COUNT
 };
 
@@ -852,6 +856,8 @@ void ds_metric_add(struct ds_metrics *m, int family, uint64_t n);
 void ds_metrics_epoch(struct ds_metrics *m, uint64_t epoch);
 void ds_metrics_stats(struct ds_metrics *m, const uint64_t *v);
 void ds_metrics_sites(struct ds_metrics *m, const struct ds_sites *s);
+/* The traps (hw) and device counters (dev) of s as metrics. */
+void ds_metrics_layers(struct ds_metrics *m, const struct ds_sites *s);
 void ds_metrics_smc(struct ds_metrics *m, const struct ds_smc_own *o);
 /* smc.ko's own: link groups, their connections, buffer memory */
 void ds_metrics_smc_kernel(struct ds_metrics *m, const struct ds_smc_stats *st,
