@@ -33,7 +33,8 @@ nsim_has_netdev() { [ -n "$(ls "$1" 2>/dev/null)" ]; }
 # nsim_counts FILE: "TRAP TYPE PACKETS" per drop or exception trap of the
 # device, as devlink -s trap show counts them
 nsim_counts() {
-	devlink -s -j trap show "$NSIM_DL" |
+	# devlink 6.1 shows one device's traps only by name: all, then its own
+	devlink -s -j trap show |
 		py -c "import json,sys
 for t in json.load(sys.stdin)['trap']['$NSIM_DL']:
     if t['type'] != 'control':
@@ -106,67 +107,112 @@ for i in range($2):
 }
 veth_send() { py -c "$(veth_send_py "$@")"; }
 
-# dev_counter DEV COUNTER: the counter of rtnl_link_stats64, as ip -s -s
-# -j link shows it
-dev_counter() {
-	ip -s -s -j link show dev "$1" |
-		json "(lambda s: {'rx_dropped': s['rx']['dropped'], 'tx_dropped': s['tx']['dropped']}['$2'])(d[0]['stats64'])"
+# dev_counters FILE DEV...: "DEV COUNTER VALUE" for each drop counter of
+# each device, as ip -s -s -j link shows struct rtnl_link_stats64
+dev_counters() {
+	local d
+	for d in "${@:2}"; do ip -s -s -j link show dev "$d"; done |
+		py -c "import json,sys
+names = {'rx_dropped': ('rx', 'dropped'), 'tx_dropped': ('tx', 'dropped'),
+    'rx_nohandler': ('rx', 'nohandler'),
+    'rx_otherhost_dropped': ('rx', 'otherhost_dropped'),
+    'rx_missed_errors': ('rx', 'missed_errors'),
+    'rx_fifo_errors': ('rx', 'fifo_errors'),
+    'rx_over_errors': ('rx', 'over_errors'),
+    'rx_crc_errors': ('rx', 'crc_errors'),
+    'rx_frame_errors': ('rx', 'frame_errors'),
+    'rx_length_errors': ('rx', 'length_errors'),
+    'tx_fifo_errors': ('tx', 'fifo_errors'),
+    'tx_aborted_errors': ('tx', 'aborted_errors'),
+    'tx_carrier_errors': ('tx', 'carrier_errors'),
+    'tx_heartbeat_errors': ('tx', 'heartbeat_errors'),
+    'tx_window_errors': ('tx', 'window_errors')}
+dec = json.JSONDecoder()
+text = sys.stdin.read()
+at = 0
+while at < len(text.rstrip()):
+    links, at = dec.raw_decode(text, at)
+    while at < len(text) and text[at].isspace():
+        at += 1
+    for l in links:
+        st = l['stats64']
+        for n, (d, k) in names.items():
+            print(l['ifname'], n, st[d].get(k, 0))" > "$1"
 }
 
-# A veth whose peer is down drops what it sends (tx_dropped), and the
-# peer counts it as dropped on receive (rx_dropped): the counts since
-# start equal ip -s -s link's deltas, and no other counter of theirs moved.
+# dev_deltas BEFORE AFTER: "DEV COUNTER DELTA" of the counters that moved
+dev_deltas() {
+	py -c "import sys
+b = {tuple(l.split()[:2]): int(l.split()[2]) for l in open('$1')}
+for l in open('$2'):
+    d, n, v = l.split()
+    if int(v) - b[(d, n)]:
+        print(d, n, int(v) - b[(d, n)])" | sort
+}
+
+# ds_devs FIELD DEV...: "DEV COUNTER FIELD" of dropscope's dev layer, for
+# those devices, all of them listed (masked ones too)
+ds_devs() {
+	local devs
+	devs=$(printf "'%s'," "${@:2}")
+	$DS -j show sites all layer dev |
+		json "'\n'.join('%s %s %d' % (s['dev'], s['counter'], s['$1']) for s in d if s['dev'] in ($devs) and s['$1'])" | sort
+}
+
+# A veth whose peer is down drops what it sends (tx_dropped): every drop
+# counter of the pair that moved since start, by how much, is what ip -s
+# -s link's deltas say, and nothing else of theirs.
 test_dev_counters() {
-	local a=x$$ b=y$$ tx0 rx0
+	local a=x$$ b=y$$
 	setup_module
 	veth_pair_down "$a" "$b"
-	tx0=$(dev_counter "$a" tx_dropped)
-	rx0=$(dev_counter "$b" rx_dropped)
+	dev_counters "$TMP/before" "$a" "$b"
 	$DS start dev
 	veth_send "$a" 37
-	check "dev: tx_dropped of the sender and rx_dropped of the peer equal ip -s -s link's deltas" \
-		"$(($(dev_counter "$a" tx_dropped) - tx0)) $(($(dev_counter "$b" rx_dropped) - rx0))" \
-		"$($DS -j show sites layer dev | json "'%d %d' % (sum(s['count'] for s in d if s['dev'] == '$a' and s['counter'] == 'tx_dropped'), sum(s['count'] for s in d if s['dev'] == '$b' and s['counter'] == 'rx_dropped'))")"
-	check "dev: 37 sent, 37 dropped" 37 "$(($(dev_counter "$a" tx_dropped) - tx0))"
-	check "dev: no other counter of the pair moved" "rx_dropped tx_dropped" \
-		"$($DS -j show sites layer dev | json "' '.join(sorted(s['counter'] for s in d if s['dev'] in ('$a', '$b')))")"
+	dev_counters "$TMP/after" "$a" "$b"
+	dev_deltas "$TMP/before" "$TMP/after" > "$TMP/want"
+	check "dev: the pair's counters that moved, and by how much, are ip -s -s link's" \
+		"$(cat "$TMP/want")" "$(ds_devs count "$a" "$b")"
+	check "dev: 37 sent, 37 dropped" "$a tx_dropped 37" "$(grep tx_dropped "$TMP/want")"
 }
 
 # Masks on a trap and on a device counter hide exactly those: the masked
 # counts and the rules' hits equal devlink's and ip's counts of them, and
 # everything else of the two layers is shown as before.
 test_layer_masks() {
-	local a=x$$ b=y$$ rx0 tx0 r1 r2 ttl
+	local a=x$$ b=y$$ c=v$$ d=w$$ r1 r2 ttl
 	setup_module
 	nsim_setup
 	devlink trap set "$NSIM_DL" trap blackhole_route action trap ||
 		abort "devlink trap set failed"
 	veth_pair_down "$a" "$b"
+	veth_pair_down "$c" "$d"
 	$DS start hw dev
 	r1=$(rule_id mask trap ttl_value_is_too_small)
-	r2=$(rule_id mask counter rx_dropped dev "$b")
+	r2=$(rule_id mask counter tx_dropped dev "$a")
 	nsim_counts "$TMP/before"
-	tx0=$(dev_counter "$a" tx_dropped)
-	rx0=$(dev_counter "$b" rx_dropped)
+	dev_counters "$TMP/dbefore" "$a" "$c"
 	nsim_traffic
 	veth_send "$a" 23
+	veth_send "$c" 9
 	nsim_counts "$TMP/after"
+	dev_counters "$TMP/dafter" "$a" "$c"
 	nsim_deltas "$TMP/before" "$TMP/after" > "$TMP/want"
+	dev_deltas "$TMP/dbefore" "$TMP/dafter" > "$TMP/dwant"
 	ttl=$(awk '$1 == "ttl_value_is_too_small" { print $3 }' "$TMP/want")
 	check "masks: the trap's hits and masked count equal devlink's count of it" \
 		"$ttl $ttl 0" \
 		"$(hits_of "$r1") $($DS -j show sites all layer hw | json "'%d %d' % tuple(sum(s[k] for s in d if s['trap'] == 'ttl_value_is_too_small') for k in ('masked', 'count'))")"
 	check "masks: the other traps shown as devlink counts them" \
 		"$(grep -v ttl_value_is_too_small "$TMP/want")" \
-		"$($DS -j show sites layer hw | json "'\n'.join('%s %s %d' % (s['trap'], s['type'], s['count']) for s in d)" | sort)"
-	check "masks: the counter's hits and masked count equal ip's rx_dropped delta" \
-		"$(($(dev_counter "$b" rx_dropped) - rx0)) 23 0" \
-		"$(hits_of "$r2") $($DS -j show sites all layer dev | json "'%d %d' % tuple(sum(s[k] for s in d if s['dev'] == '$b' and s['counter'] == 'rx_dropped') for k in ('masked', 'count'))")"
-	check "masks: the sender's tx_dropped shown, as ip counts it" \
-		"$(($(dev_counter "$a" tx_dropped) - tx0))" \
-		"$($DS -j show sites layer dev | json "sum(s['count'] for s in d if s['dev'] == '$a' and s['counter'] == 'tx_dropped')")"
+		"$($DS -j show sites layer hw | json "'\\n'.join('%s %s %d' % (s['trap'], s['type'], s['count']) for s in d)" | sort)"
+	check "masks: the counter's hits and masked count equal ip's delta of it" \
+		"$(awk -v d="$a" '$1 == d && $2 == "tx_dropped" { print $3 " " $3 }' "$TMP/dwant")" \
+		"$(hits_of "$r2") $(ds_devs masked "$a" | awk '$2 == "tx_dropped" { print $3 }')"
+	check "masks: the other counters shown as ip counts them" \
+		"$(grep -v "^$a tx_dropped " "$TMP/dwant")" "$(ds_devs count "$a" "$c")"
 	check "masks: rules on traps and counters listed as given" \
-		"mask trap ttl_value_is_too_small|mask dev $b counter rx_dropped" \
+		"mask trap ttl_value_is_too_small|mask dev $a counter tx_dropped" \
 		"$($DS -j show rules | json "'|'.join(' '.join([r['mode']] + ['%s %s' % (k, r[k]) for k in ('dev', 'trap', 'counter') if k in r]) for r in d)")"
 	check "masks: a rule on a trap and a counter at once is refused" "2" \
 		"$($DS rule mask trap x counter rx_dropped > /dev/null 2>&1; echo $?)"
@@ -200,19 +246,20 @@ test_hw_unload() {
 # export: the traps and device counters as series promtool accepts, each
 # equal to devlink's and ip's counts (masked ones included, and apart).
 test_layer_export() {
-	local a=x$$ b=y$$ rx0 got
+	local a=x$$ b=y$$ got
 	need promtool
 	setup_module
 	nsim_setup
 	veth_pair_down "$a" "$b"
 	$DS start hw dev
-	$DS rule mask counter rx_dropped dev "$b" > /dev/null
+	$DS rule mask counter tx_dropped dev "$a" > /dev/null
 	nsim_counts "$TMP/before"
-	rx0=$(dev_counter "$b" rx_dropped)
+	dev_counters "$TMP/dbefore" "$a"
 	nsim_traffic
 	veth_send "$a" 11
 	$DS stop
 	nsim_counts "$TMP/after"
+	dev_counters "$TMP/dafter" "$a"
 	nsim_deltas "$TMP/before" "$TMP/after" > "$TMP/want"
 	mkdir -p "$TMP/tf"
 	exp_start --textfile "$TMP/tf/dropscope.prom" --interval 200ms
@@ -231,7 +278,7 @@ for l in open('$TMP/tf/dropscope.prom'):
         k = dict(re.findall(r'(\w+)=\"([^\"]*)\"', m.group(1)))
         if k['device'] == '$NSIM_DL':
             print(k['trap'], k['type'], m.group(2))" | sort)"
-	check "layers: dropscope_device_drops_total and its masked part equal ip's rx_dropped delta" \
-		"$(($(dev_counter "$b" rx_dropped) - rx0)) $(($(dev_counter "$b" rx_dropped) - rx0))" \
-		"$(grep "^dropscope_device_drops_total{counter=\"rx_dropped\",dev=\"$b\"}" "$TMP/tf/dropscope.prom" | awk '{print $2}') $(grep "^dropscope_device_drops_masked_total{counter=\"rx_dropped\",dev=\"$b\"}" "$TMP/tf/dropscope.prom" | awk '{print $2}')"
+	check "layers: dropscope_device_drops_total and its masked part equal ip's tx_dropped delta" \
+		"$(dev_deltas "$TMP/dbefore" "$TMP/dafter" | awk '$2 == "tx_dropped" { print $3 " " $3 }')" \
+		"$(grep "^dropscope_device_drops_total{counter=\"tx_dropped\",dev=\"$a\"}" "$TMP/tf/dropscope.prom" | awk '{print $2}') $(grep "^dropscope_device_drops_masked_total{counter=\"tx_dropped\",dev=\"$a\"}" "$TMP/tf/dropscope.prom" | awk '{print $2}')"
 }
