@@ -90,13 +90,15 @@ test_hw_traps() {
 		"$(awk '{ n += $3 } END { print n }' "$TMP/want")" "$(stat_of trap_events)"
 }
 
-# veth_drops A B N: a veth pair A-B, B down, and N frames sent out of A:
-# each one A's tx_dropped and B's rx_dropped (and a kfree_skb)
-veth_pair_down() {
+# veth_pair A B: a veth pair, both ends up, without IPv6 (no traffic of
+# its own). A frame sent out of A (veth_send) with an ethertype nothing
+# handles is dropped by B on receive: B's rx_dropped (UNHANDLED_PROTO, a
+# kfree_skb too).
+veth_pair() {
 	ip link add "$1" type veth peer name "$2" || abort "no veth pair"
 	defer ip link del "$1"
 	sysctl -qw "net.ipv6.conf.$1.disable_ipv6=1" "net.ipv6.conf.$2.disable_ipv6=1"
-	ip link set "$1" up
+	{ ip link set "$1" up && ip link set "$2" up; } || abort "veth pair not up"
 }
 veth_send_py() {
 	printf '%s\n' "import socket
@@ -159,13 +161,13 @@ ds_devs() {
 		json "'\n'.join('%s %s %d' % (s['dev'], s['counter'], s['$1']) for s in d if s['dev'] in ($devs) and s['$1'])" | sort
 }
 
-# A veth whose peer is down drops what it sends (tx_dropped): every drop
-# counter of the pair that moved since start, by how much, is what ip -s
-# -s link's deltas say, and nothing else of theirs.
+# A veth receives frames nothing handles (rx_dropped): every drop counter
+# of the pair that moved since start, by how much, is what ip -s -s
+# link's deltas say, and nothing else of theirs.
 test_dev_counters() {
 	local a=x$$ b=y$$
 	setup_module
-	veth_pair_down "$a" "$b"
+	veth_pair "$a" "$b"
 	dev_counters "$TMP/before" "$a" "$b"
 	$DS start dev
 	veth_send "$a" 37
@@ -173,7 +175,7 @@ test_dev_counters() {
 	dev_deltas "$TMP/before" "$TMP/after" > "$TMP/want"
 	check "dev: the pair's counters that moved, and by how much, are ip -s -s link's" \
 		"$(cat "$TMP/want")" "$(ds_devs count "$a" "$b")"
-	check "dev: 37 sent, 37 dropped" "$a tx_dropped 37" "$(grep tx_dropped "$TMP/want")"
+	check "dev: 37 sent, 37 dropped" "$b rx_dropped 37" "$(grep rx_dropped "$TMP/want")"
 }
 
 # Masks on a trap and on a device counter hide exactly those: the masked
@@ -185,18 +187,18 @@ test_layer_masks() {
 	nsim_setup
 	devlink trap set "$NSIM_DL" trap blackhole_route action trap ||
 		abort "devlink trap set failed"
-	veth_pair_down "$a" "$b"
-	veth_pair_down "$c" "$d"
+	veth_pair "$a" "$b"
+	veth_pair "$c" "$d"
 	$DS start hw dev
 	r1=$(rule_id mask trap ttl_value_is_too_small)
-	r2=$(rule_id mask counter tx_dropped dev "$a")
+	r2=$(rule_id mask counter rx_dropped dev "$b")
 	nsim_counts "$TMP/before"
-	dev_counters "$TMP/dbefore" "$a" "$c"
+	dev_counters "$TMP/dbefore" "$b" "$d"
 	nsim_traffic
 	veth_send "$a" 23
 	veth_send "$c" 9
 	nsim_counts "$TMP/after"
-	dev_counters "$TMP/dafter" "$a" "$c"
+	dev_counters "$TMP/dafter" "$b" "$d"
 	nsim_deltas "$TMP/before" "$TMP/after" > "$TMP/want"
 	dev_deltas "$TMP/dbefore" "$TMP/dafter" > "$TMP/dwant"
 	ttl=$(awk '$1 == "ttl_value_is_too_small" { print $3 }' "$TMP/want")
@@ -207,12 +209,12 @@ test_layer_masks() {
 		"$(grep -v ttl_value_is_too_small "$TMP/want")" \
 		"$($DS -j show sites layer hw | json "'\\n'.join('%s %s %d' % (s['trap'], s['type'], s['count']) for s in d)" | sort)"
 	check "masks: the counter's hits and masked count equal ip's delta of it" \
-		"$(awk -v d="$a" '$1 == d && $2 == "tx_dropped" { print $3 " " $3 }' "$TMP/dwant")" \
-		"$(hits_of "$r2") $(ds_devs masked "$a" | awk '$2 == "tx_dropped" { print $3 }')"
+		"$(awk -v d="$b" '$1 == d && $2 == "rx_dropped" { print $3 " " $3 }' "$TMP/dwant")" \
+		"$(hits_of "$r2") $(ds_devs masked "$b" | awk '$2 == "rx_dropped" { print $3 }')"
 	check "masks: the other counters shown as ip counts them" \
-		"$(grep -v "^$a tx_dropped " "$TMP/dwant")" "$(ds_devs count "$a" "$c")"
+		"$(grep -v "^$b rx_dropped " "$TMP/dwant")" "$(ds_devs count "$b" "$d")"
 	check "masks: rules on traps and counters listed as given" \
-		"mask trap ttl_value_is_too_small|mask dev $a counter tx_dropped" \
+		"mask trap ttl_value_is_too_small|mask dev $b counter rx_dropped" \
 		"$($DS -j show rules | json "'|'.join(' '.join([r['mode']] + ['%s %s' % (k, r[k]) for k in ('dev', 'trap', 'counter') if k in r]) for r in d)")"
 	check "masks: a rule on a trap and a counter at once is refused" "2" \
 		"$($DS rule mask trap x counter rx_dropped > /dev/null 2>&1; echo $?)"
@@ -228,7 +230,7 @@ test_hw_unload() {
 	need dmesg
 	setup_module
 	nsim_setup
-	veth_pair_down "$a" "$b"
+	veth_pair "$a" "$b"
 	$DS start hw dev
 	dmesg -C
 	ip link set "$NSIM_IF" up
@@ -250,16 +252,16 @@ test_layer_export() {
 	need promtool
 	setup_module
 	nsim_setup
-	veth_pair_down "$a" "$b"
+	veth_pair "$a" "$b"
 	$DS start hw dev
-	$DS rule mask counter tx_dropped dev "$a" > /dev/null
+	$DS rule mask counter rx_dropped dev "$b" > /dev/null
 	nsim_counts "$TMP/before"
-	dev_counters "$TMP/dbefore" "$a"
+	dev_counters "$TMP/dbefore" "$b"
 	nsim_traffic
 	veth_send "$a" 11
 	$DS stop
 	nsim_counts "$TMP/after"
-	dev_counters "$TMP/dafter" "$a"
+	dev_counters "$TMP/dafter" "$b"
 	nsim_deltas "$TMP/before" "$TMP/after" > "$TMP/want"
 	mkdir -p "$TMP/tf"
 	exp_start --textfile "$TMP/tf/dropscope.prom" --interval 200ms
@@ -278,7 +280,7 @@ for l in open('$TMP/tf/dropscope.prom'):
         k = dict(re.findall(r'(\w+)=\"([^\"]*)\"', m.group(1)))
         if k['device'] == '$NSIM_DL':
             print(k['trap'], k['type'], m.group(2))" | sort)"
-	check "layers: dropscope_device_drops_total and its masked part equal ip's tx_dropped delta" \
-		"$(dev_deltas "$TMP/dbefore" "$TMP/dafter" | awk '$2 == "tx_dropped" { print $3 " " $3 }')" \
-		"$(grep "^dropscope_device_drops_total{counter=\"tx_dropped\",dev=\"$a\"}" "$TMP/tf/dropscope.prom" | awk '{print $2}') $(grep "^dropscope_device_drops_masked_total{counter=\"tx_dropped\",dev=\"$a\"}" "$TMP/tf/dropscope.prom" | awk '{print $2}')"
+	check "layers: dropscope_device_drops_total and its masked part equal ip's rx_dropped delta" \
+		"$(dev_deltas "$TMP/dbefore" "$TMP/dafter" | awk '$2 == "rx_dropped" { print $3 " " $3 }')" \
+		"$(grep "^dropscope_device_drops_total{counter=\"rx_dropped\",dev=\"$b\"}" "$TMP/tf/dropscope.prom" | awk '{print $2}') $(grep "^dropscope_device_drops_masked_total{counter=\"rx_dropped\",dev=\"$b\"}" "$TMP/tf/dropscope.prom" | awk '{print $2}')"
 }
