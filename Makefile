@@ -95,6 +95,7 @@ kernels:
 			echo "module: warnings with $$k" >&2; exit 1; fi; \
 		done; \
 		echo "module: $$k built clean with W=1 and sparse (and PREEMPT_TEST=1)"; \
+		scripts/netdevsim $$k > /dev/null; \
 	done
 
 tests/unit/test_cli: tests/unit/test_cli.c $(CLI_LIB) $(CLI_HDR)

@@ -42,6 +42,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/hash.h>
+#include <linux/if.h>
 #include <linux/in6.h>
 #include <linux/jump_label.h>
 #include <linux/list.h>
@@ -314,6 +315,74 @@ int ds_site_put(struct sk_buff *skb, const struct ds_site *site, bool alert);
 int ds_site_put_alert(struct sk_buff *skb, const void *site);
 const u32 *ds_sites_generation(void);
 
+/* ---- hw.c: hardware drops, devlink traps ------------------------------ */
+
+#define DS_TRAP_DEVICE_LEN	64	/* "bus/dev" */
+/* as drop_monitor keeps trap names, with their NUL */
+#define DS_TRAP_NAME_LEN	(DROPSCOPE_TRAP_NAME_MAX + 1)
+
+/*
+ * One trap key merged across all CPUs: a devlink instance, a trap and the
+ * port the packet came in on. Owned by hw.c; under ds_lock.
+ */
+struct ds_trap {
+	u32 ifindex;		/* the input port's device, or 0 */
+	u32 netns;		/* its netns inode */
+	u8 type;		/* enum dropscope_trap_type */
+	bool masked;		/* the verdict of the rules of rules_gen */
+	u32 rules_gen;
+	int rule;		/* the deciding rule, or -1 */
+	u64 total;		/* reports shown since start or reset */
+	u64 masked_total;	/* reports the rules hid */
+	u64 alerted;		/* total when the last alert round went out */
+	char device[DS_TRAP_DEVICE_LEN];	/* the devlink handle */
+	char name[DS_TRAP_NAME_LEN];
+	char group[DS_TRAP_NAME_LEN];
+	char dev[IFNAMSIZ];	/* the input port's device, "" if none */
+};
+
+struct ds_trap_stats {
+	u64 events;		/* reports counted, overflow included */
+	u64 traps;		/* entries */
+	u64 overflow;		/* reports that found a CPU's table full */
+	u64 alloc_fails;	/* reports folded while no entry could be made */
+};
+
+extern unsigned int ds_traps_cap;
+extern const struct ds_source ds_hw_source;
+
+int ds_traps_init(void);
+void ds_traps_exit(void);
+void ds_traps_stats(struct ds_trap_stats *st);
+u32 ds_traps_count(void);
+const struct ds_trap *ds_trap_at(u32 i);
+int ds_trap_put(struct sk_buff *skb, const struct ds_trap *t, bool alert);
+const u32 *ds_traps_generation(void);
+
+/* ---- devctrs.c: device drops, the devices' counters ------------------- */
+
+/* One counter of one device that moved since start. Under ds_lock. */
+struct ds_devctr {
+	u32 ifindex;
+	u32 netns;
+	u8 counter;		/* enum dropscope_dev_counter */
+	bool masked;		/* the verdict of the rules of rules_gen */
+	u32 rules_gen;
+	int rule;		/* the deciding rule, or -1 */
+	u64 total;		/* counted and shown since start or reset */
+	u64 masked_total;	/* counted and hidden by the rules */
+	u64 alerted;		/* total when the last alert round went out */
+	char dev[IFNAMSIZ];
+};
+
+extern const struct ds_source ds_dev_source;
+
+void ds_devctrs_stats(u64 *ctrs, u64 *lost);
+u32 ds_devctrs_count(void);
+const struct ds_devctr *ds_devctr_at(u32 i);
+int ds_devctr_put(struct sk_buff *skb, const struct ds_devctr *e, bool alert);
+const u32 *ds_devctrs_generation(void);
+
 /* ---- rules.c: mask rules --------------------------------------------- */
 
 /* A mask rule; a field is matched only if its bit is in match. */
@@ -326,6 +395,10 @@ struct ds_rule {
 	u16 l3;
 	u8 l4;
 	u32 smc;		/* an SMC fallback reason code */
+	u8 layer;		/* enum dropscope_layer: what it matches */
+	u8 counter;		/* enum dropscope_dev_counter */
+	char trap[DS_TRAP_NAME_LEN];
+	char group[DS_TRAP_NAME_LEN];
 	u64 hits;
 };
 
@@ -336,6 +409,10 @@ struct ds_rule {
 #define DS_M_L3		BIT(4)
 #define DS_M_L4		BIT(5)
 #define DS_M_SMC	BIT(6)	/* alone: a rule on SMC fallbacks */
+#define DS_M_LAYER	BIT(7)	/* the layer given */
+#define DS_M_TRAP	BIT(8)	/* hw: a trap's name */
+#define DS_M_GROUP	BIT(9)	/* hw: a trap group's name */
+#define DS_M_COUNTER	BIT(10)	/* dev: a device counter */
 #define DS_M_PACKET	(DS_M_IFINDEX | DS_M_NETNS | DS_M_L3 | DS_M_L4)
 
 /* The packet fields a rule matches on, as BIT(DS_F_*): DS_M_IFINDEX on. */
@@ -347,6 +424,8 @@ bool ds_rule_matches_drop(const struct ds_rule *r, const struct sk_buff *skb,
 			  unsigned long loc, u32 reason);
 u32 ds_drop_netns(const struct sk_buff *skb);
 int ds_rules_judge_smc(u32 code, bool *masked);
+int ds_rules_judge_trap(const struct ds_trap *t, bool *masked);
+int ds_rules_judge_devctr(const struct ds_devctr *e, bool *masked);
 /* The rules in effect, NULL while there is none (rules.c) */
 struct ds_ruleset;
 extern struct ds_ruleset __rcu *ds_rules_live;

@@ -70,14 +70,19 @@ static int __init ds_init(void)
 	err = ds_capture_init();
 	if (err)
 		goto err_smc;
-	err = ds_family_init();
+	err = ds_traps_init();
 	if (err)
 		goto err_capture;
+	err = ds_family_init();
+	if (err)
+		goto err_traps;
 #ifdef DS_PREEMPT_TEST
 	ds_ptest_init();
 #endif
 	return 0;
 
+err_traps:
+	ds_traps_exit();
 err_capture:
 	ds_capture_exit();
 err_smc:
@@ -105,6 +110,7 @@ static void __exit ds_exit(void)
 	ds_capture_exit();
 	ds_stacks_exit();
 	ds_monitor_free();
+	ds_traps_exit();
 	ds_smc_exit();
 	ds_sessions_exit();
 	ds_devices_exit();

@@ -23,6 +23,8 @@ static const struct ds_source *const ds_sources[] = {
 	&ds_drop_source,
 	&ds_tcp_source,
 	&ds_smc_source,
+	&ds_hw_source,
+	&ds_dev_source,
 };
 
 static const struct ds_sink *const ds_sinks[] = {

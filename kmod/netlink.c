@@ -54,6 +54,13 @@ static const struct nla_policy ds_rule_policy[DROPSCOPE_RULE_A_MAX + 1] = {
 	[DROPSCOPE_RULE_A_L3] = { .type = NLA_U16 },
 	[DROPSCOPE_RULE_A_L4] = { .type = NLA_U8 },
 	[DROPSCOPE_RULE_A_SMC_REASON] = NLA_POLICY_MIN(NLA_U32, 1),
+	[DROPSCOPE_RULE_A_LAYER] = NLA_POLICY_MAX(NLA_U8, DROPSCOPE_LAYER_DEV),
+	[DROPSCOPE_RULE_A_TRAP] = { .type = NLA_NUL_STRING,
+				    .len = DROPSCOPE_TRAP_NAME_MAX },
+	[DROPSCOPE_RULE_A_TRAP_GROUP] = { .type = NLA_NUL_STRING,
+					  .len = DROPSCOPE_TRAP_NAME_MAX },
+	[DROPSCOPE_RULE_A_DEV_COUNTER] =
+		NLA_POLICY_MAX(NLA_U8, DROPSCOPE_DEV_COUNTERS - 1),
 };
 
 static const struct nla_policy ds_mask_policy[DROPSCOPE_A_MAX + 1] = {
@@ -168,6 +175,7 @@ static int ds_fill_config(struct sk_buff *msg, const void *arg)
 	     nla_put_u64_64bit(msg, DROPSCOPE_A_SCOPE_CGROUP, ds_scope_id(),
 			       DROPSCOPE_A_PAD)) ||
 	    nla_put_u32(msg, DROPSCOPE_A_STACKS_CAPACITY, ds_stacks_cap) ||
+	    nla_put_u32(msg, DROPSCOPE_A_TRAPS_CAPACITY, ds_traps_cap) ||
 	    nla_put_u32(msg, DROPSCOPE_A_SESS_EVENTS, ds_sess_events_mask()) ||
 	    nla_put_u8(msg, DROPSCOPE_A_STACKS, ds_stacks_on(&stacks_rule)) ||
 	    (ds_stacks_on(&stacks_rule) && stacks_rule->match &&
@@ -236,10 +244,14 @@ static int ds_cmd_config_set(struct sk_buff *skb, struct genl_info *info)
 static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 {
 	struct ds_stacks_stats sk;
+	struct ds_trap_stats ts;
 	struct ds_sess_stats ss;
+	u64 devctrs, devlost;
 	struct ds_stats st;
 	struct nlattr *nest;
 
+	ds_traps_stats(&ts);
+	ds_devctrs_stats(&devctrs, &devlost);
 	ds_sessions_stats(&ss);
 	ds_stacks_stats(&sk);
 	ds_drops_stats(&st);
@@ -262,7 +274,8 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_FOLDS, st.folds,
 			      DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_ALLOC_FAILS,
-			      st.alloc_fails, DROPSCOPE_STATS_A_PAD) ||
+			      st.alloc_fails + ts.alloc_fails,
+			      DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SHOWN, st.shown,
 			      DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_MASKED, st.masked,
@@ -297,6 +310,16 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 			      ss.found, DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESS_EVENTS,
 			      ss.events, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_TRAP_EVENTS, ts.events,
+			      DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_TRAPS, ts.traps,
+			      DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_TRAPS_OVERFLOW,
+			      ts.overflow, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_DEVCTRS, devctrs,
+			      DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_DEVCTRS_LOST, devlost,
+			      DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESS_EVENTS_LOST,
 			      ss.events_lost, DROPSCOPE_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
@@ -372,6 +395,30 @@ static int ds_dump_sites(struct sk_buff *skb, struct netlink_callback *cb)
 	return ds_dump_array(skb, cb, DROPSCOPE_CMD_SITES_GET,
 			     ds_sites_generation(), ds_sites_count,
 			     ds_put_site_i);
+}
+
+static int ds_put_trap_i(struct sk_buff *skb, u32 i)
+{
+	return ds_trap_put(skb, ds_trap_at(i), false);
+}
+
+static int ds_dump_traps(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return ds_dump_array(skb, cb, DROPSCOPE_CMD_TRAPS_GET,
+			     ds_traps_generation(), ds_traps_count,
+			     ds_put_trap_i);
+}
+
+static int ds_put_devctr_i(struct sk_buff *skb, u32 i)
+{
+	return ds_devctr_put(skb, ds_devctr_at(i), false);
+}
+
+static int ds_dump_devctrs(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return ds_dump_array(skb, cb, DROPSCOPE_CMD_DEVCTRS_GET,
+			     ds_devctrs_generation(), ds_devctrs_count,
+			     ds_put_devctr_i);
 }
 
 /* Reasons dump: cb->args[0] is the reason cursor of ds_reason_next(). */
@@ -485,6 +532,14 @@ static int ds_put_rule(struct sk_buff *skb, const void *arg)
 	     nla_put_u8(skb, DROPSCOPE_RULE_A_L4, r->l4)) ||
 	    ((r->match & DS_M_SMC) &&
 	     nla_put_u32(skb, DROPSCOPE_RULE_A_SMC_REASON, r->smc)) ||
+	    ((r->match & DS_M_LAYER) &&
+	     nla_put_u8(skb, DROPSCOPE_RULE_A_LAYER, r->layer)) ||
+	    ((r->match & DS_M_TRAP) &&
+	     nla_put_string(skb, DROPSCOPE_RULE_A_TRAP, r->trap)) ||
+	    ((r->match & DS_M_GROUP) &&
+	     nla_put_string(skb, DROPSCOPE_RULE_A_TRAP_GROUP, r->group)) ||
+	    ((r->match & DS_M_COUNTER) &&
+	     nla_put_u8(skb, DROPSCOPE_RULE_A_DEV_COUNTER, r->counter)) ||
 	    nla_put_u64_64bit(skb, DROPSCOPE_RULE_A_HITS, r->hits,
 			      DROPSCOPE_RULE_A_PAD)) {
 		if (nest)
@@ -548,6 +603,27 @@ static void ds_rule_fields(struct nlattr **tb, struct ds_rule *r)
 	if (tb[DROPSCOPE_RULE_A_SMC_REASON]) {
 		r->match |= DS_M_SMC;
 		r->smc = nla_get_u32(tb[DROPSCOPE_RULE_A_SMC_REASON]);
+	}
+	/* the layer: given, or that of the trap, group or counter */
+	if (tb[DROPSCOPE_RULE_A_TRAP]) {
+		r->match |= DS_M_TRAP;
+		r->layer = DROPSCOPE_LAYER_HW;
+		nla_strscpy(r->trap, tb[DROPSCOPE_RULE_A_TRAP], sizeof(r->trap));
+	}
+	if (tb[DROPSCOPE_RULE_A_TRAP_GROUP]) {
+		r->match |= DS_M_GROUP;
+		r->layer = DROPSCOPE_LAYER_HW;
+		nla_strscpy(r->group, tb[DROPSCOPE_RULE_A_TRAP_GROUP],
+			    sizeof(r->group));
+	}
+	if (tb[DROPSCOPE_RULE_A_DEV_COUNTER]) {
+		r->match |= DS_M_COUNTER;
+		r->layer = DROPSCOPE_LAYER_DEV;
+		r->counter = nla_get_u8(tb[DROPSCOPE_RULE_A_DEV_COUNTER]);
+	}
+	if (tb[DROPSCOPE_RULE_A_LAYER]) {
+		r->match |= DS_M_LAYER;
+		r->layer = nla_get_u8(tb[DROPSCOPE_RULE_A_LAYER]);
 	}
 }
 
@@ -877,6 +953,16 @@ const struct genl_ops ds_nl_ops[] = {
 	{
 		.cmd = DROPSCOPE_CMD_STACKS_GET,
 		.dumpit = ds_dump_stacks,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_TRAPS_GET,
+		.dumpit = ds_dump_traps,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_DEVCTRS_GET,
+		.dumpit = ds_dump_devctrs,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

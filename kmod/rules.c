@@ -45,6 +45,8 @@ static struct {
 	struct ds_rule *rules;	/* DROPSCOPE_MAX_RULES, nrules in use */
 	u32 nrules, nonly;	/* nonly: the ONLY rules on drops */
 	u32 nonly_smc;		/* the ONLY rules on SMC fallbacks */
+	u32 nonly_hw;		/* the ONLY rules on traps */
+	u32 nonly_dev;		/* the ONLY rules on device counters */
 	u32 gen;		/* bumped on every change */
 	u32 next_id;
 } rs;
@@ -52,10 +54,10 @@ static struct {
 /* What the probes judge by; NULL while there is no rule. */
 struct ds_ruleset __rcu *ds_rules_live;
 
-/* A drop; a rule on SMC fallbacks matches none. */
+/* A drop; a rule on SMC fallbacks, traps or device counters matches none. */
 static bool ds_rule_matches(const struct ds_rule *r, const struct ds_key *k)
 {
-	return !(r->match & DS_M_SMC) &&
+	return !(r->match & DS_M_SMC) && r->layer == DROPSCOPE_LAYER_KERNEL &&
 	       (!(r->match & DS_M_LOC) ||
 		(k->loc >= r->start && k->loc < r->end)) &&
 	       (!(r->match & DS_M_REASON) || k->reason == r->reason) &&
@@ -138,6 +140,48 @@ int ds_rules_judge_smc(u32 code, bool *masked)
 			  &code, masked);
 }
 
+/* The fields a trap and a device counter are matched on, as a drop's. */
+static bool ds_port_matches(const struct ds_rule *r, u32 ifindex, u32 netns)
+{
+	return (!(r->match & DS_M_IFINDEX) || ifindex == r->ifindex) &&
+	       (!(r->match & DS_M_NETNS) || netns == r->netns);
+}
+
+/* A trap; only rules of the hw layer match. */
+static bool ds_trap_matches(const struct ds_rule *r, const void *k)
+{
+	const struct ds_trap *t = k;
+
+	return r->layer == DROPSCOPE_LAYER_HW &&
+	       (!(r->match & DS_M_TRAP) || !strcmp(t->name, r->trap)) &&
+	       (!(r->match & DS_M_GROUP) || !strcmp(t->group, r->group)) &&
+	       ds_port_matches(r, t->ifindex, t->netns);
+}
+
+int ds_rules_judge_trap(const struct ds_trap *t, bool *masked)
+{
+	lockdep_assert_held(&ds_lock);
+	return ds_verdict(rs.rules, rs.nrules, rs.nonly_hw, ds_trap_matches,
+			  t, masked);
+}
+
+/* A device counter; only rules of the dev layer match. */
+static bool ds_devctr_matches(const struct ds_rule *r, const void *k)
+{
+	const struct ds_devctr *e = k;
+
+	return r->layer == DROPSCOPE_LAYER_DEV &&
+	       (!(r->match & DS_M_COUNTER) || e->counter == r->counter) &&
+	       ds_port_matches(r, e->ifindex, e->netns);
+}
+
+int ds_rules_judge_devctr(const struct ds_devctr *e, bool *masked)
+{
+	lockdep_assert_held(&ds_lock);
+	return ds_verdict(rs.rules, rs.nrules, rs.nonly_dev,
+			  ds_devctr_matches, e, masked);
+}
+
 /*
  * Do the rules in effect mask this drop? Any context, hard IRQ included,
  * lockless: called from the drop probe, under its preempt_disable(). Its
@@ -192,10 +236,10 @@ void ds_rules_zero_hits(void)
 		rs.rules[i].hits = 0;
 }
 
-/* Widen the filter for one more rule. */
+/* Widen the filter for one more rule (the drop path's: kernel rules). */
 static void ds_filter_add(struct ds_filter *f, const struct ds_rule *r)
 {
-	if (!(r->match & DS_M_PACKET))
+	if (!(r->match & DS_M_PACKET) || r->layer != DROPSCOPE_LAYER_KERNEL)
 		return;
 	f->fields |= DS_M_TO_FIELDS(r->match);
 	if (!(r->match & DS_M_IFINDEX))
@@ -243,7 +287,8 @@ static void ds_ruleset_publish(struct ds_ruleset *set)
 		set->fields = 0;
 		memcpy(set->rules, rs.rules, rs.nrules * sizeof(*rs.rules));
 		for (i = 0; i < rs.nrules; i++)
-			set->fields |= DS_M_TO_FIELDS(rs.rules[i].match);
+			if (rs.rules[i].layer == DROPSCOPE_LAYER_KERNEL)
+				set->fields |= DS_M_TO_FIELDS(rs.rules[i].match);
 	}
 	/* pairs with the rcu_dereference_sched() in ds_rules_mask_drop() */
 	old = rcu_replace_pointer(ds_rules_live, set, lockdep_is_held(&ds_lock));
@@ -264,11 +309,17 @@ static void ds_rules_changed(struct ds_ruleset *set)
 
 	rs.nonly = 0;
 	rs.nonly_smc = 0;
+	rs.nonly_hw = 0;
+	rs.nonly_dev = 0;
 	for (i = 0; i < rs.nrules; i++) {
 		if (rs.rules[i].mode != DROPSCOPE_RULE_ONLY)
 			continue;
 		if (rs.rules[i].match & DS_M_SMC)
 			rs.nonly_smc++;
+		else if (rs.rules[i].layer == DROPSCOPE_LAYER_HW)
+			rs.nonly_hw++;
+		else if (rs.rules[i].layer == DROPSCOPE_LAYER_DEV)
+			rs.nonly_dev++;
 		else
 			rs.nonly++;
 	}
@@ -338,6 +389,25 @@ static int ds_rule_check(const struct ds_rule *r, struct genl_info *info)
 			       "smc: a rule on an SMC fallback reason takes no other field");
 		return -EINVAL;
 	}
+	if ((r->match & (DS_M_TRAP | DS_M_GROUP)) &&
+	    (r->match & DS_M_COUNTER)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "trap, group and counter: a rule is on traps (hw) or on device counters (dev), not both");
+		return -EINVAL;
+	}
+	if (r->layer != DROPSCOPE_LAYER_KERNEL &&
+	    (r->match & (DS_M_LOC | DS_M_REASON | DS_M_L3 | DS_M_L4))) {
+		NL_SET_ERR_MSG(info->extack,
+			       "layer: a rule on traps or device counters takes no site, reason, l3 or l4");
+		return -EINVAL;
+	}
+	if (((r->match & (DS_M_TRAP | DS_M_GROUP)) &&
+	     r->layer != DROPSCOPE_LAYER_HW) ||
+	    ((r->match & DS_M_COUNTER) && r->layer != DROPSCOPE_LAYER_DEV)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "layer: trap and group are of the hw layer, counter of the dev layer");
+		return -EINVAL;
+	}
 	if ((r->match & DS_M_LOC) &&
 	    (r->start >= r->end || !ds_is_symbol(r->start) ||
 	     !ds_is_symbol(r->end - 1))) {
@@ -375,9 +445,18 @@ static int ds_rule_check(const struct ds_rule *r, struct genl_info *info)
 	return 0;
 }
 
-/* A rule that is no mask, a capture's: checked as a mask rule is. */
+/*
+ * A rule that is no mask, a capture's or stacks': checked as a mask rule
+ * is, and of the kernel layer (traps and device counters have no packet
+ * or stack here).
+ */
 int ds_rule_validate(const struct ds_rule *r, struct genl_info *info)
 {
+	if (r->match & (DS_M_LAYER | DS_M_TRAP | DS_M_GROUP | DS_M_COUNTER)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "layer, trap, group and counter: captures and stacks take kernel drops only");
+		return -EINVAL;
+	}
 	return ds_rule_check(r, info);
 }
 

@@ -30,22 +30,33 @@ static int cmd_simple(struct ds_ctx *ctx, const struct ds_cmd *self,
 	return DS_OK;
 }
 
-/* start [drops] [tcp] [smc]: the parts named, or all of them. */
+/* The parts of start and status, as DROPSCOPE_PART_* bits. */
+static const struct {
+	const char *name;
+	uint32_t bit;
+} ds_parts[] = {
+	{ "drops", DROPSCOPE_PART_DROPS },
+	{ "tcp", DROPSCOPE_PART_TCP },
+	{ "smc", DROPSCOPE_PART_SMC },
+	{ "hw", DROPSCOPE_PART_HW },
+	{ "dev", DROPSCOPE_PART_DEV },
+};
+
+/* start [drops] [tcp] [smc] [hw] [dev]: the parts named, or all of them. */
 static int cmd_start(struct ds_ctx *ctx, const struct ds_cmd *self,
 		     int argc, char **argv)
 {
 	uint32_t parts = 0;
+	size_t i;
 	int a, err;
 
 	for (a = 0; a < argc; a++) {
-		if (!strcmp(argv[a], "drops"))
-			parts |= DROPSCOPE_PART_DROPS;
-		else if (!strcmp(argv[a], "tcp"))
-			parts |= DROPSCOPE_PART_TCP;
-		else if (!strcmp(argv[a], "smc"))
-			parts |= DROPSCOPE_PART_SMC;
-		else
-			return ds_usage(self, "parts are drops, tcp and smc");
+		for (i = 0; i < DS_N(ds_parts); i++)
+			if (!strcmp(argv[a], ds_parts[i].name))
+				break;
+		if (i == DS_N(ds_parts))
+			return ds_usage(self, "parts are drops, tcp, smc, hw and dev");
+		parts |= ds_parts[i].bit;
 	}
 	/* no part named: no attribute, the module starts them all */
 	err = ds_send_u32(ctx, DROPSCOPE_CMD_START,
@@ -63,6 +74,7 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 	struct ds_print p = { .f = stdout, .json = ctx->json };
 	struct ds_config c = { 0 };
 	uint64_t masked = 0;
+	size_t i;
 	int err;
 
 	(void)argv;
@@ -93,12 +105,9 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 	/* the parts running: none while stopped */
 	ds_print_open_arr(&p, "parts");
 	ds_print_text(&p, "parts:     ");
-	if (c.parts & DROPSCOPE_PART_DROPS)
-		ds_print_str(&p, DS_ANY, NULL, " %s", "drops");
-	if (c.parts & DROPSCOPE_PART_TCP)
-		ds_print_str(&p, DS_ANY, NULL, " %s", "tcp");
-	if (c.parts & DROPSCOPE_PART_SMC)
-		ds_print_str(&p, DS_ANY, NULL, " %s", "smc");
+	for (i = 0; i < DS_N(ds_parts); i++)
+		if (c.parts & ds_parts[i].bit)
+			ds_print_str(&p, DS_ANY, NULL, " %s", ds_parts[i].name);
 	if (!c.parts)
 		ds_print_text(&p, " none");
 	ds_print_text(&p, "\n");
@@ -176,14 +185,15 @@ static int cmd_set_count(struct ds_ctx *ctx, const struct ds_cmd *self,
 	return ds_config_set(ctx, self->arg, (uint32_t)v, self->name + 4);
 }
 
-static int ds_sites_get(struct ds_ctx *ctx, struct ds_sites *s)
+static int ds_sites_get(struct ds_ctx *ctx, struct ds_sites *s,
+			unsigned int layers)
 {
 	int err;
 
 	err = ds_ctx_nl(ctx);
 	if (err)
 		return err;
-	err = ds_sites_fetch(ctx->nl, s);
+	err = ds_sites_fetch_layers(ctx->nl, s, layers);
 	if (err) {
 		free(s->v);
 		return ds_fail(ctx, err);
@@ -200,12 +210,21 @@ static int cmd_show_sites(struct ds_ctx *ctx, const struct ds_cmd *self,
 	uint64_t top = UINT64_MAX;
 	struct ds_lines *lines = NULL;
 	bool all = false, want_lines = false;
+	unsigned int layers = 0, l;
 	size_t i, n = 0;
 	int a, err;
 
 	for (a = 0; a < argc; a++) {
 		if (!strcmp(argv[a], "all") || !strcmp(argv[a], "--all")) {
 			all = true;
+		} else if (!strcmp(argv[a], "layer") && a + 1 < argc) {
+			a++;
+			for (l = 0; l < DS_LAYERS; l++)
+				if (!strcmp(argv[a], ds_layer_name(l)))
+					break;
+			if (l == DS_LAYERS)
+				return ds_usage(self, "layer is kernel, hw or dev");
+			layers |= 1U << l;
 		} else if (!strcmp(argv[a], "lines")) {
 			want_lines = true;
 		} else if (!strcmp(argv[a], "top") && a + 1 < argc) {
@@ -215,7 +234,7 @@ static int cmd_show_sites(struct ds_ctx *ctx, const struct ds_cmd *self,
 			return ds_usage(self, "unknown argument");
 		}
 	}
-	err = ds_sites_get(ctx, &s);
+	err = ds_sites_get(ctx, &s, layers ? layers : (1U << DS_LAYERS) - 1);
 	if (err)
 		return err;
 	/* masked sites only with all; top counts what is listed */
@@ -226,8 +245,9 @@ static int cmd_show_sites(struct ds_ctx *ctx, const struct ds_cmd *self,
 	if (want_lines)
 		lines = ds_ctx_lines(ctx);
 	for (i = 0; lines && i < s.n; i++)
-		ds_lines_get(lines, s.v[i].location, s.v[i].line,
-			     sizeof(s.v[i].line));
+		if (s.v[i].layer == DS_LAYER_KERNEL)
+			ds_lines_get(lines, s.v[i].location, s.v[i].line,
+				     sizeof(s.v[i].line));
 	if (s.n < top)
 		top = s.n;
 	ds_sites_print(&p, s.v, s.n, (size_t)top);
@@ -265,7 +285,7 @@ static int cmd_show_reasons(struct ds_ctx *ctx, const struct ds_cmd *self,
 		all = true;
 	else if (argc)
 		return ds_usage(self, "unknown argument");
-	err = ds_sites_get(ctx, &s);
+	err = ds_sites_get(ctx, &s, 1U << DS_LAYER_KERNEL);
 	if (err)
 		return err;
 	err = ds_reasons_get(ctx, &r);
@@ -330,6 +350,11 @@ static const struct {
 	{ DROPSCOPE_STATS_A_SESSIONS_FOUND, "sessions_found", "TCP sessions open before start, found by it" },
 	{ DROPSCOPE_STATS_A_SESS_EVENTS, "session_events", "TCP session events recorded" },
 	{ DROPSCOPE_STATS_A_SESS_EVENTS_LOST, "session_events_lost", "TCP session events no round carried" },
+	{ DROPSCOPE_STATS_A_TRAP_EVENTS, "trap_events", "packets devices trapped (hw)" },
+	{ DROPSCOPE_STATS_A_TRAPS, "traps", "distinct traps by device and port" },
+	{ DROPSCOPE_STATS_A_TRAPS_OVERFLOW, "traps_overflow", "trapped packets in no trap (table full)" },
+	{ DROPSCOPE_STATS_A_DEVCTRS, "devctrs", "device counters that moved (dev)" },
+	{ DROPSCOPE_STATS_A_DEVCTRS_LOST, "devctrs_lost", "device readings not kept (no memory)" },
 };
 
 #define DS_NSTATS (sizeof(ds_stats_fields) / sizeof(ds_stats_fields[0]))
@@ -426,7 +451,7 @@ static int cmd_quit(struct ds_ctx *ctx, const struct ds_cmd *self,
 }
 
 const struct ds_cmd ds_cmds[] = {
-	{ "start", cmd_start, "[drops] [tcp] [smc]",
+	{ "start", cmd_start, "[drops] [tcp] [smc] [hw] [dev]",
 	  "start monitoring drops, TCP sessions, SMC, or all (totals start from zero)",
 	  0 },
 	{ "stop", cmd_simple, "", "stop monitoring; totals stay readable",
@@ -442,7 +467,7 @@ const struct ds_cmd ds_cmds[] = {
 	{ "set ratelimit", cmd_set_count, "N",
 	  "at most N alert messages per second (0: no cap)",
 	  DROPSCOPE_A_RATELIMIT },
-	{ "show sites", cmd_show_sites, "[all] [top N] [lines]",
+	{ "show sites", cmd_show_sites, "[all] [layer kernel|hw|dev]... [top N] [lines]",
 	  "drop sites by count; all: masked sites too; lines: their source lines", 0 },
 	{ "show reasons", cmd_show_reasons, "[all]",
 	  "drops by reason; all: every reason this kernel knows", 0 },

@@ -125,6 +125,7 @@ static void ds_dir_names(struct ds_words *w, const char *dir)
 static void ds_values(struct ds_words *w, const char *key)
 {
 	const char *const *n;
+	unsigned int i;
 
 	if (!strcmp(key, "reason")) {
 		ds_reasons_kernel(w);
@@ -135,6 +136,13 @@ static void ds_values(struct ds_words *w, const char *key)
 	} else if (!strcmp(key, "l3") || !strcmp(key, "l4")) {
 		for (n = ds_proto_names(key[1] == '3'); *n; n++)
 			ds_word(w, *n, strlen(*n));
+	} else if (!strcmp(key, "layer")) {
+		for (i = 0; i < DS_LAYERS; i++)
+			ds_word(w, ds_layer_name(i), strlen(ds_layer_name(i)));
+	} else if (!strcmp(key, "counter")) {
+		for (i = 0; i < DROPSCOPE_DEV_COUNTERS; i++)
+			ds_word(w, ds_dev_counter_name(i),
+				strlen(ds_dev_counter_name(i)));
 	} else if (!strcmp(key, "help")) {
 		const struct ds_cmd *c;
 

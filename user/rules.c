@@ -126,6 +126,16 @@ static void ds_rule_print(struct ds_print *p, struct ds_ctx *ctx,
 		snprintf(val, sizeof(val), "0x%08" PRIx32, r->smc_reason);
 		ds_print_str(p, DS_ANY, "smc", "smc %s", val);
 	}
+	if (r->has & 1U << DS_RF_LAYER)
+		ds_print_str(p, DS_ANY, "layer", "layer %s",
+			     ds_layer_name(r->layer));
+	if (r->has & 1U << DS_RF_TRAP)
+		ds_print_str(p, DS_ANY, "trap", "trap %s", r->trap);
+	if (r->has & 1U << DS_RF_GROUP)
+		ds_print_str(p, DS_ANY, "group", "group %s", r->group);
+	if (r->has & 1U << DS_RF_COUNTER)
+		ds_print_str(p, DS_ANY, "counter", "counter %s",
+			     ds_dev_counter_name(r->counter));
 	for (j = 0; j < DS_N(ds_list_fields); j++) {
 		enum ds_rule_field f = ds_list_fields[j].field;
 

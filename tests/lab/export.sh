@@ -140,7 +140,7 @@ test_export_reload() {
 	exp_wait 1 dropscope_up || abort "the exporter does not see the module"
 	$DS start drops
 	gen udp 300 $UDP_CLOSED
-	$DS -j show sites > "$TMP/s1.json"
+	$DS -j show sites layer kernel > "$TMP/s1.json"
 	site=$(py -c 'import json,sys; print([s["symbol"] for s in json.load(open(sys.argv[1])) if s["reason"]=="NO_SOCKET" and s["symbol"].startswith("__udp4_lib_rcv")][0])' "$TMP/s1.json")
 	local L="reason=\"NO_SOCKET\",site=\"$site\""
 	exp_wait 300 dropscope_drops_total "$L" || fail "the exporter shows 300" "$(exp_value dropscope_drops_total "$L")"

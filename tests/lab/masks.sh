@@ -10,7 +10,7 @@ hits_of() { $DS -j show rules | json "[r['hits'] for r in d if r['id'] == $1][0]
 rule_id() { $DS -j rule "$@" | json "d['id']"; }
 snmp6() { awk -v k="$1" '$1 == k {print $2}' /proc/net/snmp6; }
 # sum of the site counts, masked ones included, matching a python condition
-site_sum() { $DS -j show sites all | json "sum(s['$1'] for s in d if $2)"; }
+site_sum() { $DS -j show sites all layer kernel | json "sum(s['$1'] for s in d if $2)"; }
 # UDP/IPv4 closed-port drops shown
 udp_shown() { site_sum count "s['symbol'].startswith('__udp4_lib_rcv') and s['reason'] == 'NO_SOCKET'"; }
 # in_ns COMMAND...: run it in this test's namespace
@@ -36,7 +36,7 @@ test_mask_site() {
 	trace_off m1.hist
 	check "mask site: hits equal Udp NoPorts" $(($($KC snmp Udp NoPorts) - udp0)) "$(hits_of "$rid")"
 	check "mask site: UDP site hidden, TCP shown" "0 50" \
-		"$($DS -j show sites | json "sum(s['count'] for s in d if s['symbol'].startswith('__udp4_lib_rcv'))") $($DS -j show sites | json "sum(s['count'] for s in d if s['symbol'].startswith('tcp_v4_rcv'))")"
+		"$($DS -j show sites layer kernel | json "sum(s['count'] for s in d if s['symbol'].startswith('__udp4_lib_rcv'))") $($DS -j show sites layer kernel | json "sum(s['count'] for s in d if s['symbol'].startswith('tcp_v4_rcv'))")"
 	check "mask site: show sites all lists it as masked" 300 \
 		"$(site_sum masked "s['symbol'].startswith('__udp4_lib_rcv')")"
 	reconcile "mask site" "$TMP/m1.hist"
@@ -99,7 +99,7 @@ test_mask_device_gate() {
 		"5 20 15" "$(hits_of "$rid") $(site_sum count "s.get('ifindex') == $vh and s.get('l4') == 17") $(site_sum count "s['symbol'].startswith('__udp4_lib_rcv') and 'ifindex' not in s and 'l4' not in s")"
 	reconcile "device gate" "$TMP/m8.hist"
 	# the text output tells the two UDP sites apart, as the JSON does
-	$DS show sites > "$TMP/m8.txt"
+	$DS show sites layer kernel > "$TMP/m8.txt"
 	check "device gate: text rows show the device and l4 that split a site" \
 		"1 1 1" "$(grep -c "^ *COUNT  *REASON  *DEV  *L4  *SITE" "$TMP/m8.txt") $(grep -cE "^ *20  *NO_SOCKET  *$VETH_H  *udp  *__udp4_lib_rcv" "$TMP/m8.txt") $(grep -cE "^ *15  *NO_SOCKET  *-  *-  *__udp4_lib_rcv" "$TMP/m8.txt")"
 }
@@ -238,7 +238,7 @@ test_mask_only() {
 		"$(nft_count) $(nft_count) 25" \
 		"$(stat_of shown) $(hits_of "$rid") $(site_sum masked "s['reason'] == 'NO_SOCKET'")"
 	check "only mode: show sites lists only NETFILTER_DROP" "NETFILTER_DROP" \
-		"$($DS -j show sites | json "' '.join(sorted({s['reason'] for s in d}))")"
+		"$($DS -j show sites layer kernel | json "' '.join(sorted({s['reason'] for s in d}))")"
 }
 
 # --- rules churned while drops flow ----------------------------------------

@@ -68,7 +68,7 @@ test_preempt_probes() {
 	check "preempt_test: the threads moved between CPUs ($moves times)" yes "$res"
 	n=$((threads * r))
 
-	$DS -j show sites > "$TMP/pt-sites.json"
+	$DS -j show sites layer kernel > "$TMP/pt-sites.json"
 	check "preempt_test: its site counts every call (2 a round); the real drops are Udp NoPorts" \
 		"$((2 * n)) $(($($KC snmp Udp NoPorts) - udp0))" \
 		"$($KC sum "$TMP/pt-sites.json" NOT_SPECIFIED ds_ptest_site) $($KC sum "$TMP/pt-sites.json" NO_SOCKET __udp4_lib_rcv)"

@@ -43,7 +43,7 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	stacks_unload
 	export_prometheus export_textfile export_reload export_bad completion
 	fuzz_netlink cycles unload_dump
-	four_clis privileges preempt_probes)
+	four_clis privileges preempt_probes hw_traps dev_counters layer_masks layer_export hw_unload)
 
 usage() {
 	echo "usage: tests/lab/run.sh [-l] [-t NAME]...   (-l lists the tests)"
@@ -374,7 +374,7 @@ stat_of() { $DS -j show stats | json "d['$1']"; }
 # trigger's $TMP/FILE.hist: every site and reason equal
 sites_equal_tracefs() {
 	local out
-	$DS -j show sites ${3:+"$3"} > "$TMP/$2.json"
+	$DS -j show sites layer kernel ${3:+"$3"} > "$TMP/$2.json"
 	if out=$($KC same "$TMP/$2.hist" "$TMP/$2.json"); then
 		ok "${1:+$1 }every site and reason equals tracefs ($out)"
 	else
@@ -460,7 +460,7 @@ test_two_cpus() {
 	$DS start
 	$BIN/dropgen -P 2 udp 5000 $UDP_CLOSED > "$TMP/2cpu.out"
 	$DS stop
-	$DS -j show sites > "$TMP/2cpu.json"
+	$DS -j show sites layer kernel > "$TMP/2cpu.json"
 	check "two CPUs: total equals Udp NoPorts" \
 		"$(($($KC snmp Udp NoPorts) - udp0)) 10000" \
 		"$($KC sum "$TMP/2cpu.json" NO_SOCKET __udp4_lib_rcv) $(awk '{n += $2} END {print n}' "$TMP/2cpu.out")"
@@ -481,7 +481,7 @@ test_overflow() {
 	gen -c 0 udp 70 $NF_PORT
 	$DS stop
 	trace_off ovf.hist
-	$DS -j show sites > "$TMP/ovf.json"
+	$DS -j show sites layer kernel > "$TMP/ovf.json"
 	$DS -j show stats > "$TMP/ovf.stats"
 	traced=$($KC hits "$TMP/ovf.hist")
 	read -r overflow events < <(py -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["overflow"], s["events"])' "$TMP/ovf.stats")
@@ -515,7 +515,7 @@ test_batching() {
 	read -r _ burst_ns < <($BIN/dropgen -d 2000 udp 100000000 $UDP_CLOSED | awk '{print $2, $4}')
 	wait $watcher
 	$DS stop
-	$DS -j show sites > "$TMP/batch.json"
+	$DS -j show sites layer kernel > "$TMP/batch.json"
 	read -r nrounds nends deltas < <($KC rounds "$TMP/watch.jsonl")
 	limit=$(( burst_ns / 200000000 + 1 + 1 ))
 	if [ "$nrounds" -ge 1 ] && [ "$nrounds" -le "$limit" ] && [ "$nrounds" = "$nends" ]; then
@@ -655,7 +655,7 @@ test_unload() {
 		ok "no warning in dmesg"
 	fi
 	if load && $DS start && gen udp 10 $UDP_CLOSED && $DS stop; then
-		check "reload works" 10 "$($DS -j show sites | $KC sum /dev/stdin)"
+		check "reload works" 10 "$($DS -j show sites layer kernel | $KC sum /dev/stdin)"
 	else
 		fail "reload works" "insmod, start, 10 drops or stop failed"
 	fi
@@ -716,6 +716,8 @@ for f in masks fuzz sessions cycles preempt; do
 done
 # shellcheck source=tests/lab/masks.sh
 . tests/lab/masks.sh
+# shellcheck source=tests/lab/hw.sh
+. tests/lab/hw.sh
 # shellcheck source=tests/lab/fuzz.sh
 . tests/lab/fuzz.sh
 # shellcheck source=tests/lab/sessions.sh

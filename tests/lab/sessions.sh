@@ -457,7 +457,7 @@ test_sessions_parts() {
 	$DS stop
 	cfg=$($DS -j status)
 	sbad "start with parts 0" "error EINVAL*no part to start*" 1 u32:16=0
-	sbad "start with an unknown part" "error EINVAL*: ?*" 1 u32:16=8
+	sbad "start with an unknown part" "error EINVAL*: ?*" 1 u32:16=32
 	check "refused starts leave it stopped" "$cfg" "$($DS -j status)"
 	$DS start tcp drops
 	check "start tcp drops: both run" '["drops", "tcp"]' "$($DS -j status | json "json.dumps(d['parts'])")"
@@ -467,7 +467,7 @@ test_sessions_parts() {
 	check "start tcp: no drop is counted" 0 "$(stat_of events)"
 	$DS stop
 	$DS start
-	check "start: every part runs" '["drops", "tcp", "smc"]' "$($DS -j status | json "json.dumps(d['parts'])")"
+	check "start: every part runs" '["drops", "tcp", "smc", "hw", "dev"]' "$($DS -j status | json "json.dumps(d['parts'])")"
 	$DS stop
 	check "stopped: no part runs" '[]' "$($DS -j status | json "json.dumps(d['parts'])")"
 	$DS start bogus > /dev/null 2>&1
@@ -702,7 +702,7 @@ test_sessions_masked() {
 	netem_lo 100% || abort "netem refused"
 	gen udp 1 $UDP_CLOSED
 	netem_off
-	site=$($DS -j show sites | json "' '.join(s['symbol'].split('+')[0] for s in d if s['reason'] == 'QDISC_DROP')")
+	site=$($DS -j show sites layer kernel | json "' '.join(s['symbol'].split('+')[0] for s in d if s['reason'] == 'QDISC_DROP')")
 	echo "# a qdisc drops in $site"
 	[[ $site =~ ^[A-Za-z0-9_.]+$ ]] || abort "no single QDISC_DROP site: '$site'"
 	rid=$(rule_id mask site "$site")

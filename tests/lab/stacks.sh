@@ -70,7 +70,7 @@ test_stacks_udp() {
 		"__udp4_lib_rcv True" \
 		"$(json "' '.join(sorted({s['site'].split('+')[0] for s in d})), all(s['frames'][:1] == [s['site']] for s in d)" < "$TMP/stacks.json")"
 	check "stacks: the site's stacks add up to its count in show sites" \
-		"$($DS -j show sites | json "sum(s['count'] for s in d if s['symbol'].startswith('__udp4_lib_rcv+'))")" \
+		"$($DS -j show sites layer kernel | json "sum(s['count'] for s in d if s['symbol'].startswith('__udp4_lib_rcv+'))")" \
 		"$(json "sum(s['count'] for s in d)" < "$TMP/stacks.json")"
 	check "stacks: from the sender's system call and from another context" "yes" \
 		"$($KSTACK contexts "$TMP/stacks.json" | py -c 'import sys; c = sys.stdin.read().split(); print("yes" if "syscall" in c and len(c) > 1 else " ".join(c))')"
@@ -204,7 +204,7 @@ test_stacks_lines() {
 	gen udp 10 $UDP_CLOSED
 	$DS -j show stacks > "$TMP/plain.json"
 	$DS -j show stacks lines > "$TMP/lines.json" 2> "$TMP/lines.err"
-	$DS -j show sites lines > "$TMP/sites.json" 2> "$TMP/sites.err"
+	$DS -j show sites layer kernel lines > "$TMP/sites.json" 2> "$TMP/sites.err"
 	rel=$(uname -r)
 	for f in /usr/lib/debug/boot/vmlinux-$rel /usr/lib/debug/lib/modules/$rel/vmlinux \
 		/lib/modules/$rel/build/vmlinux; do

@@ -198,7 +198,7 @@ static void test_complete(void **state)
 	assert_string_equal(out, "interval threshold top ratelimit");
 	/* arguments, from the usage strings of the command table */
 	complete(start, 1, "", out, sizeof(out));
-	assert_string_equal(out, "drops tcp smc");
+	assert_string_equal(out, "drops tcp smc hw dev");
 	complete(NULL, 0, "t", out, sizeof(out));
 	assert_string_equal(out, "top");
 	complete(sort, 3, "r", out, sizeof(out));
@@ -208,7 +208,7 @@ static void test_complete(void **state)
 	complete(l4, 3, "u", out, sizeof(out));
 	assert_string_equal(out, "udp udplite");
 	complete(mask, 4, "", out, sizeof(out));
-	assert_string_equal(out, "site reason dev l3 l4 netns smc");
+	assert_string_equal(out, "site reason dev l3 l4 netns smc layer trap group counter");
 	complete(cap, 3, "ipv", out, sizeof(out));
 	assert_string_equal(out, "ipv4 ipv6");
 	complete(exp, 1, "--t", out, sizeof(out));
@@ -494,9 +494,9 @@ static void test_sites_plain(void **state)
 		 "(masked: 5)");
 	assert_renders(false, print_sites, &t, want);
 	assert_renders(true, print_sites, &t,
-		"[{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
+		"[{\"layer\":\"kernel\",\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
 		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":500,\"masked\":0},"
-		"{\"symbol\":\"nft_do_chain+0x47f/0x5f0 [nf_tables]\",\"location\":\"0xffffffff81a2b3c4\","
+		"{\"layer\":\"kernel\",\"symbol\":\"nft_do_chain+0x47f/0x5f0 [nf_tables]\",\"location\":\"0xffffffff81a2b3c4\","
 		"\"reason\":\"NETFILTER_DROP\",\"reason_id\":6,\"count\":200,\"masked\":5}]\n");
 	t.top = 1;
 	s = render(false, print_sites, &t);
@@ -505,6 +505,45 @@ static void test_sites_plain(void **state)
 	t.n = 0;
 	assert_renders(false, print_sites, &t, "no drops seen\n");
 	assert_renders(true, print_sites, &t, "[]\n");
+}
+
+/* show sites of the three layers: a LAYER column, and each layer's keys. */
+static void test_sites_layers(void **state)
+{
+	struct test_sites t = { .n = 3, .top = 3 };
+
+	(void)state;
+	t.v[0] = test_site;
+	t.v[0].total = 500;
+	t.v[1] = (struct ds_site){
+		.layer = DS_LAYER_HW, .total = 40, .ifindex = 7, .netns = 1,
+		.trap_type = DROPSCOPE_TRAP_EXCEPTION,
+		.device = "netdevsim/netdevsim1",
+		.trap = "ttl_value_is_too_small", .group = "l3_exceptions",
+		.dev = "eth0",
+		.symbol = "ttl_value_is_too_small [l3_exceptions] netdevsim/netdevsim1",
+		.reason_name = "exception",
+	};
+	t.v[2] = (struct ds_site){
+		.layer = DS_LAYER_DEV, .total = 3, .ifindex = 9, .netns = 1,
+		.counter = DROPSCOPE_DEV_TX_DROPPED, .dev = "veth0",
+		.symbol = "veth0 tx_dropped", .reason_name = "tx_dropped",
+	};
+	/* wider than 80 with the optional columns: each column as wide as
+	 * its widest cell */
+	assert_renders(false, print_sites, &t,
+		 "COUNT  LAYER   REASON      DEV    SITE\n"
+		 "  500  kernel  NO_SOCKET   -      __udp4_lib_rcv+0x545/0xdd0\n"
+		 "   40  hw      exception   eth0   ttl_value_is_too_small [l3_exceptions] netdevsim/netdevsim1\n"
+		 "    3  dev     tx_dropped  veth0  veth0 tx_dropped\n");
+	assert_renders(true, print_sites, &t,
+		"[{\"layer\":\"kernel\",\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
+		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":500,\"masked\":0},"
+		"{\"layer\":\"hw\",\"device\":\"netdevsim/netdevsim1\",\"trap\":\"ttl_value_is_too_small\","
+		"\"group\":\"l3_exceptions\",\"type\":\"exception\",\"count\":40,\"masked\":0,"
+		"\"dev\":\"eth0\",\"ifindex\":7,\"netns\":1},"
+		"{\"layer\":\"dev\",\"counter\":\"tx_dropped\",\"count\":3,\"masked\":0,"
+		"\"dev\":\"veth0\",\"ifindex\":9,\"netns\":1}]\n");
 }
 
 /*
@@ -584,10 +623,10 @@ static void test_sites_split(void **state)
 	/* JSON keeps the numbers, and leaves out what a site is not keyed by */
 	t.n = 2;
 	assert_renders(true, print_sites, &t,
-		"[{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
+		"[{\"layer\":\"kernel\",\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
 		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":70,\"masked\":0,"
 		"\"ifindex\":1000001,\"netns\":4026532001,\"l3\":2048,\"l4\":17},"
-		"{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
+		"{\"layer\":\"kernel\",\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
 		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":70,\"masked\":3}]\n");
 }
 
@@ -643,12 +682,12 @@ static void test_alert_split(void **state)
 	a.overflow = 0;
 	assert_renders(true, print_alert, &a,
 		"{\"round\":7,\"end\":true,\"overflow_delta\":0,\"sites\":["
-		"{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
+		"{\"layer\":\"kernel\",\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
 		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":70,\"delta\":3,"
 		"\"ifindex\":1000001,\"netns\":4026532001,\"l3\":2048,\"l4\":17},"
-		"{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
+		"{\"layer\":\"kernel\",\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
 		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":70,\"delta\":12},"
-		"{\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
+		"{\"layer\":\"kernel\",\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
 		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":70,\"delta\":3,"
 		"\"ifindex\":1000001,\"netns\":4026532002,\"l3\":2048,\"l4\":17}]}\n");
 }
@@ -905,6 +944,7 @@ int main(void)
 		cmocka_unit_test(test_print_escaping),
 		cmocka_unit_test(test_print_table),
 		cmocka_unit_test(test_sites_plain),
+		cmocka_unit_test(test_sites_layers),
 		cmocka_unit_test(test_sites_split),
 		cmocka_unit_test(test_alert_split),
 		cmocka_unit_test(test_sessions_print),

@@ -124,6 +124,70 @@ static void test_site_read(void **state)
 	nlmsg_free(m);
 }
 
+/* A trap and a device counter read into sites of their layers. */
+static void test_layer_read(void **state)
+{
+	struct nl_msg *m = canned_new();
+	struct canned c;
+	struct ds_site s;
+	struct nlattr *n;
+
+	(void)state;
+	n = nla_nest_start(m, DROPSCOPE_A_TRAP);
+	nla_put_string(m, DROPSCOPE_TRAP_A_DEVICE, "netdevsim/netdevsim1");
+	nla_put_string(m, DROPSCOPE_TRAP_A_NAME, "blackhole_route");
+	nla_put_string(m, DROPSCOPE_TRAP_A_GROUP, "l3_drops");
+	nla_put_u8(m, DROPSCOPE_TRAP_A_TYPE, DROPSCOPE_TRAP_DROP);
+	nla_put_u32(m, DROPSCOPE_TRAP_A_IFINDEX, 7);
+	nla_put_string(m, DROPSCOPE_TRAP_A_DEV, "eth0");
+	nla_put_u64(m, DROPSCOPE_TRAP_A_TOTAL, 12);
+	nla_put_u64(m, DROPSCOPE_TRAP_A_DELTA, 2);
+	nla_nest_end(m, n);
+	n = nla_nest_start(m, DROPSCOPE_A_DEVCTR);
+	nla_put_u32(m, DROPSCOPE_DEVCTR_A_IFINDEX, 9);
+	nla_put_string(m, DROPSCOPE_DEVCTR_A_DEV, "veth0");
+	nla_put_u8(m, DROPSCOPE_DEVCTR_A_COUNTER, DROPSCOPE_DEV_RX_MISSED_ERRORS);
+	nla_put_u64(m, DROPSCOPE_DEVCTR_A_TOTAL, 5);
+	nla_put_u64(m, DROPSCOPE_DEVCTR_A_MASKED, 1);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_trap_parse(c.tb[DROPSCOPE_A_TRAP], &s), 0);
+	assert_int_equal(s.layer, DS_LAYER_HW);
+	assert_string_equal(s.trap, "blackhole_route");
+	assert_string_equal(s.group, "l3_drops");
+	assert_string_equal(s.device, "netdevsim/netdevsim1");
+	assert_string_equal(s.dev, "eth0");
+	assert_int_equal(s.ifindex, 7);
+	assert_int_equal(s.total, 12);
+	assert_true(s.has_delta);
+	assert_int_equal(s.delta, 2);
+	assert_string_equal(s.reason_name, "drop");
+	assert_int_equal(ds_devctr_parse(c.tb[DROPSCOPE_A_DEVCTR], &s), 0);
+	assert_int_equal(s.layer, DS_LAYER_DEV);
+	assert_int_equal(s.counter, DROPSCOPE_DEV_RX_MISSED_ERRORS);
+	assert_string_equal(s.reason_name, "rx_missed_errors");
+	assert_string_equal(s.dev, "veth0");
+	assert_int_equal(s.total, 5);
+	assert_int_equal(s.masked, 1);
+	assert_false(s.has_delta);
+	nlmsg_free(m);
+
+	/* a trap without its device, a counter without its counter */
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_TRAP);
+	nla_put_string(m, DROPSCOPE_TRAP_A_NAME, "blackhole_route");
+	nla_put_u64(m, DROPSCOPE_TRAP_A_TOTAL, 1);
+	nla_nest_end(m, n);
+	n = nla_nest_start(m, DROPSCOPE_A_DEVCTR);
+	nla_put_string(m, DROPSCOPE_DEVCTR_A_DEV, "veth0");
+	nla_put_u64(m, DROPSCOPE_DEVCTR_A_TOTAL, 1);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_trap_parse(c.tb[DROPSCOPE_A_TRAP], &s), -EINVAL);
+	assert_int_equal(ds_devctr_parse(c.tb[DROPSCOPE_A_DEVCTR], &s), -EINVAL);
+	nlmsg_free(m);
+}
+
 static void test_session_read(void **state)
 {
 	const struct dropscope_tcp_state tcp = {
@@ -365,7 +429,10 @@ static void test_rule_words(void **state)
 		"site", "color red", "l4 udp l4 tcp", "site no_such_fn",
 		"site tcp_v4_rcv+0x200", "reason NO_SUCH_REASON", "l3 0x10000",
 		"l4 256", "l4 nothing", "smc 0x03010000 l4 tcp", "smc x",
-		"netns a/b", "dev 0",
+		"netns a/b", "dev 0", "trap x counter rx_dropped",
+		"counter rx_bogus", "layer hw site tcp_v4_rcv", "layer dev trap x",
+		"layer kernel counter tx_dropped", "layer bogus", "trap",
+		"group 0123456789012345678901234567890123456789",
 	};
 	struct ds_ctx ctx;
 	struct ds_rule r;
@@ -1115,12 +1182,20 @@ static void test_rule_words_back(void **state)
 		"site tcp_v4_rcv+0x10 l3 ipv6",
 		"smc 0x03010000",
 		"dev 3 netns 4026531840",
+		"trap ttl_value_is_too_small",
+		"group l2_drops layer hw",
+		"counter rx_missed_errors",
+		"layer dev netns 4026531840",
 	};
 	static const char *const want[] = {
 		"mask site tcp_v4_rcv reason NO_SOCKET l4 udp",
 		"mask site tcp_v4_rcv+0x10 l3 ipv6",
 		"mask smc 0x03010000",
 		NULL,	/* a device by name where there is one: not fixed */
+		"mask trap ttl_value_is_too_small",
+		"mask layer hw group l2_drops",
+		"mask counter rx_missed_errors",
+		"mask netns 4026531840 layer dev",
 	};
 	struct ds_rule r, back;
 	struct ds_ctx ctx;
@@ -1463,6 +1538,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_site_read),
+		cmocka_unit_test(test_layer_read),
 		cmocka_unit_test(test_session_read),
 		cmocka_unit_test(test_alert_read),
 		cmocka_unit_test(test_rule_words),

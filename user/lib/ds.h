@@ -92,8 +92,25 @@ int ds_nl_recv_alerts(struct ds_nl *nl, ds_msg_fn fn, void *arg);
 const char *ds_nl_error(struct ds_nl *nl);
 int ds_nl_status(int err);
 
-/* One site as the kernel reports it. */
+/* Where a drop was seen: the kernel's kfree_skb, a device's trap, or a
+ * device's own counters. */
+enum ds_layer {
+	DS_LAYER_KERNEL,
+	DS_LAYER_HW,
+	DS_LAYER_DEV,
+	DS_LAYERS
+};
+
+const char *ds_layer_name(unsigned int layer);
+const char *ds_dev_counter_name(unsigned int counter);
+const char *ds_trap_type_name(unsigned int type);
+
+/*
+ * One site as the kernel reports it: a kernel site (location, reason), a
+ * trap (DROPSCOPE_A_TRAP) or a device counter (DROPSCOPE_A_DEVCTR).
+ */
 struct ds_site {
+	uint8_t layer;		/* enum ds_layer */
 	uint64_t location;
 	uint64_t total;
 	uint64_t delta;
@@ -108,9 +125,19 @@ struct ds_site {
 	char symbol[160];
 	char reason_name[64];
 	char line[256];		/* show sites lines: the call's file:line */
+	/* hw: the devlink handle, the trap, its group, its type */
+	char device[64];
+	char trap[40];
+	char group[40];
+	uint8_t trap_type;	/* enum dropscope_trap_type */
+	/* hw and dev: the device the packet came in on, or counted it */
+	char dev[16];
+	uint8_t counter;	/* dev: enum dropscope_dev_counter */
 };
 
 int ds_site_parse(struct nlattr *nest, struct ds_site *site);
+int ds_trap_parse(struct nlattr *nest, struct ds_site *site);
+int ds_devctr_parse(struct nlattr *nest, struct ds_site *site);
 
 /*
  * An SMC fallback reason of an alert, DROPSCOPE_A_SMC_FALLBACK, or one of
@@ -270,6 +297,9 @@ struct ds_sites {
 };
 
 int ds_sites_fetch(struct ds_nl *nl, struct ds_sites *s);
+/* The sites of the layers in mask (BIT(DS_LAYER_*)), appended to s. */
+int ds_sites_fetch_layers(struct ds_nl *nl, struct ds_sites *s,
+			  unsigned int mask);
 int ds_reasons_fetch(struct ds_nl *nl, struct ds_reasons *r);
 int ds_stat_get(struct ds_ctx *ctx, int attr, uint64_t *v);
 
@@ -284,7 +314,8 @@ int ds_stats_fetch(struct ds_nl *nl, struct ds_stats_read *st);
 /* rule.c: rules, the words of rule mask|only and capture, and the wire */
 enum ds_rule_field {
 	DS_RF_SITE, DS_RF_REASON, DS_RF_DEV, DS_RF_L3, DS_RF_L4, DS_RF_NETNS,
-	DS_RF_SMC, DS_RF_COUNT
+	DS_RF_SMC, DS_RF_LAYER, DS_RF_TRAP, DS_RF_GROUP, DS_RF_COUNTER,
+	DS_RF_COUNT
 };
 
 /* The fields' words, by enum ds_rule_field; NULL-terminated. */
@@ -298,6 +329,9 @@ struct ds_rule {
 	uint32_t reason, ifindex, netns, smc_reason;
 	uint16_t l3;
 	uint8_t l4;
+	uint8_t layer;		/* enum dropscope_layer */
+	uint8_t counter;	/* enum dropscope_dev_counter */
+	char trap[40], group[40];
 	uint64_t hits;		/* read: drops the rule decided */
 };
 
@@ -782,6 +816,10 @@ enum ds_metric_family {
 	DS_MF_SMC_LGR_CONNS,
 	DS_MF_SMC_IN_USE,
 	DS_MF_SMC_POOLS,
+	DS_MF_TRAPS,
+	DS_MF_TRAPS_MASKED,
+	DS_MF_DEV_DROPS,
+	DS_MF_DEV_DROPS_MASKED,
 	DS_MF_COUNT
 };
 
@@ -818,6 +856,8 @@ void ds_metric_add(struct ds_metrics *m, int family, uint64_t n);
 void ds_metrics_epoch(struct ds_metrics *m, uint64_t epoch);
 void ds_metrics_stats(struct ds_metrics *m, const uint64_t *v);
 void ds_metrics_sites(struct ds_metrics *m, const struct ds_sites *s);
+/* The traps (hw) and device counters (dev) of s as metrics. */
+void ds_metrics_layers(struct ds_metrics *m, const struct ds_sites *s);
 void ds_metrics_smc(struct ds_metrics *m, const struct ds_smc_own *o);
 /* smc.ko's own: link groups, their connections, buffer memory */
 void ds_metrics_smc_kernel(struct ds_metrics *m, const struct ds_smc_stats *st,

@@ -80,6 +80,14 @@ static const struct ds_family ds_families[DS_MF_COUNT] = {
 		"Bytes of SMC send (tx) and receive (rx) buffers in use by this namespace's connections, by mode (6.12 and later)" },
 	[DS_MF_SMC_POOLS] = { "dropscope_smc_buffer_pool_bytes", "gauge",
 		"Bytes of send buffers and RMBs (DMBs) held in smc.ko's link groups, in use or kept for reuse (6.12 and later)" },
+	[DS_MF_TRAPS] = { "dropscope_trap_packets_total", "counter",
+		"Packets a device trapped as dropped (drop and exception traps), by devlink device, trap and input port, masked ones included" },
+	[DS_MF_TRAPS_MASKED] = { "dropscope_trap_packets_masked_total", "counter",
+		"Packets of dropscope_trap_packets_total that the mask rules masked" },
+	[DS_MF_DEV_DROPS] = { "dropscope_device_drops_total", "counter",
+		"What a drop counter of a device's statistics gained since the module started counting, by device and counter, masked ones included" },
+	[DS_MF_DEV_DROPS_MASKED] = { "dropscope_device_drops_masked_total", "counter",
+		"Of dropscope_device_drops_total, what the mask rules masked" },
 };
 
 static bool ds_is_counter(int family)
@@ -245,6 +253,39 @@ void ds_metrics_sites(struct ds_metrics *m, const struct ds_sites *s)
 			 reason, site);
 		ds_metric(m, DS_MF_DROPS, labels, e->total + e->masked);
 		ds_metric(m, DS_MF_DROPS_MASKED, labels, e->masked);
+	}
+}
+
+void ds_metrics_layers(struct ds_metrics *m, const struct ds_sites *s)
+{
+	char a[160], b[160], c[160], d[160], labels[800];
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		const struct ds_site *e = &s->v[i];
+		int total, masked;
+
+		ds_label_esc(d, sizeof(d), e->dev);
+		if (e->layer == DS_LAYER_HW) {
+			ds_label_esc(a, sizeof(a), e->device);
+			ds_label_esc(b, sizeof(b), e->trap);
+			ds_label_esc(c, sizeof(c), e->group);
+			snprintf(labels, sizeof(labels),
+				 "dev=\"%s\",device=\"%s\",group=\"%s\",trap=\"%s\",type=\"%s\"",
+				 d, a, c, b, ds_trap_type_name(e->trap_type));
+			total = DS_MF_TRAPS;
+			masked = DS_MF_TRAPS_MASKED;
+		} else if (e->layer == DS_LAYER_DEV) {
+			snprintf(labels, sizeof(labels),
+				 "counter=\"%s\",dev=\"%s\"",
+				 ds_dev_counter_name(e->counter), d);
+			total = DS_MF_DEV_DROPS;
+			masked = DS_MF_DEV_DROPS_MASKED;
+		} else {
+			continue;
+		}
+		ds_metric(m, total, labels, e->total + e->masked);
+		ds_metric(m, masked, labels, e->masked);
 	}
 }
 

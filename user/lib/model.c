@@ -110,6 +110,75 @@ int ds_sites_fetch(struct ds_nl *nl, struct ds_sites *s)
 			  ds_sites_reset, s);
 }
 
+/* The dump of hw or dev sites appends to what s has: base is its start. */
+struct ds_layer_dump {
+	struct ds_sites *s;
+	size_t base;
+	int attr;
+	int (*parse)(struct nlattr *nest, struct ds_site *site);
+};
+
+static int ds_layer_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+		       void *arg)
+{
+	struct ds_layer_dump *d = arg;
+	struct ds_sites *s = d->s;
+	struct ds_site *v;
+
+	(void)attrs;
+	(void)len;
+	if (!tb[d->attr])
+		return -EINVAL;
+	v = ds_grow(s->v, &s->cap, s->n, sizeof(*v), 64);
+	if (!v)
+		return -ENOMEM;
+	s->v = v;
+	if (d->parse(tb[d->attr], &s->v[s->n]))
+		return -EINVAL;
+	s->n++;
+	return 0;
+}
+
+static void ds_layer_reset(void *arg)
+{
+	struct ds_layer_dump *d = arg;
+
+	d->s->n = d->base;
+}
+
+int ds_sites_fetch_layers(struct ds_nl *nl, struct ds_sites *s,
+			  unsigned int mask)
+{
+	static const struct {
+		uint8_t cmd;
+		int attr;
+		int (*parse)(struct nlattr *nest, struct ds_site *site);
+	} layer[DS_LAYERS] = {
+		[DS_LAYER_KERNEL] = { DROPSCOPE_CMD_SITES_GET,
+				      DROPSCOPE_A_SITE, ds_site_parse },
+		[DS_LAYER_HW] = { DROPSCOPE_CMD_TRAPS_GET,
+				  DROPSCOPE_A_TRAP, ds_trap_parse },
+		[DS_LAYER_DEV] = { DROPSCOPE_CMD_DEVCTRS_GET,
+				   DROPSCOPE_A_DEVCTR, ds_devctr_parse },
+	};
+	struct ds_layer_dump d = { .s = s };
+	unsigned int l;
+	int err;
+
+	for (l = 0; l < DS_LAYERS; l++) {
+		if (!(mask & (1U << l)))
+			continue;
+		d.base = s->n;
+		d.attr = layer[l].attr;
+		d.parse = layer[l].parse;
+		err = ds_nl_dump(nl, layer[l].cmd, ds_layer_cb, ds_layer_reset,
+				 &d);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int ds_reasons_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 			void *arg)
 {
@@ -259,6 +328,99 @@ int ds_site_parse(struct nlattr *nest, struct ds_site *s)
 	else
 		snprintf(s->reason_name, sizeof(s->reason_name), "%u",
 			 s->reason);
+	return 0;
+}
+
+static const struct nla_policy ds_trap_policy[DROPSCOPE_TRAP_A_MAX + 1] = {
+	[DROPSCOPE_TRAP_A_DEVICE] = { .type = NLA_STRING },
+	[DROPSCOPE_TRAP_A_NAME] = { .type = NLA_STRING },
+	[DROPSCOPE_TRAP_A_GROUP] = { .type = NLA_STRING },
+	[DROPSCOPE_TRAP_A_TYPE] = { .type = NLA_U8 },
+	[DROPSCOPE_TRAP_A_IFINDEX] = { .type = NLA_U32 },
+	[DROPSCOPE_TRAP_A_DEV] = { .type = NLA_STRING },
+	[DROPSCOPE_TRAP_A_NETNS] = { .type = NLA_U32 },
+	[DROPSCOPE_TRAP_A_TOTAL] = { .type = NLA_U64 },
+	[DROPSCOPE_TRAP_A_DELTA] = { .type = NLA_U64 },
+	[DROPSCOPE_TRAP_A_MASKED] = { .type = NLA_U64 },
+};
+
+int ds_trap_parse(struct nlattr *nest, struct ds_site *s)
+{
+	struct nlattr *tb[DROPSCOPE_TRAP_A_MAX + 1];
+
+	memset(s, 0, sizeof(*s));
+	if (ds_nla_parse_nested(tb, DROPSCOPE_TRAP_A_MAX, nest,
+				ds_trap_policy) < 0 ||
+	    !tb[DROPSCOPE_TRAP_A_DEVICE] || !tb[DROPSCOPE_TRAP_A_NAME] ||
+	    !tb[DROPSCOPE_TRAP_A_TOTAL])
+		return -EINVAL;
+	s->layer = DS_LAYER_HW;
+	s->total = nla_get_u64(tb[DROPSCOPE_TRAP_A_TOTAL]);
+	if (tb[DROPSCOPE_TRAP_A_DELTA]) {
+		s->delta = nla_get_u64(tb[DROPSCOPE_TRAP_A_DELTA]);
+		s->has_delta = true;
+	}
+	if (tb[DROPSCOPE_TRAP_A_MASKED])
+		s->masked = nla_get_u64(tb[DROPSCOPE_TRAP_A_MASKED]);
+	if (tb[DROPSCOPE_TRAP_A_TYPE])
+		s->trap_type = nla_get_u8(tb[DROPSCOPE_TRAP_A_TYPE]);
+	if (tb[DROPSCOPE_TRAP_A_IFINDEX])
+		s->ifindex = nla_get_u32(tb[DROPSCOPE_TRAP_A_IFINDEX]);
+	if (tb[DROPSCOPE_TRAP_A_NETNS])
+		s->netns = nla_get_u32(tb[DROPSCOPE_TRAP_A_NETNS]);
+	nla_strlcpy(s->device, tb[DROPSCOPE_TRAP_A_DEVICE], sizeof(s->device));
+	nla_strlcpy(s->trap, tb[DROPSCOPE_TRAP_A_NAME], sizeof(s->trap));
+	if (tb[DROPSCOPE_TRAP_A_GROUP])
+		nla_strlcpy(s->group, tb[DROPSCOPE_TRAP_A_GROUP],
+			    sizeof(s->group));
+	if (tb[DROPSCOPE_TRAP_A_DEV])
+		nla_strlcpy(s->dev, tb[DROPSCOPE_TRAP_A_DEV], sizeof(s->dev));
+	/* the site as text: the trap on its device */
+	snprintf(s->symbol, sizeof(s->symbol), "%s [%s] %s", s->trap,
+		 s->group, s->device);
+	snprintf(s->reason_name, sizeof(s->reason_name), "%s",
+		 ds_trap_type_name(s->trap_type));
+	return 0;
+}
+
+static const struct nla_policy ds_devctr_policy[DROPSCOPE_DEVCTR_A_MAX + 1] = {
+	[DROPSCOPE_DEVCTR_A_IFINDEX] = { .type = NLA_U32 },
+	[DROPSCOPE_DEVCTR_A_NETNS] = { .type = NLA_U32 },
+	[DROPSCOPE_DEVCTR_A_DEV] = { .type = NLA_STRING },
+	[DROPSCOPE_DEVCTR_A_COUNTER] = { .type = NLA_U8 },
+	[DROPSCOPE_DEVCTR_A_TOTAL] = { .type = NLA_U64 },
+	[DROPSCOPE_DEVCTR_A_DELTA] = { .type = NLA_U64 },
+	[DROPSCOPE_DEVCTR_A_MASKED] = { .type = NLA_U64 },
+};
+
+int ds_devctr_parse(struct nlattr *nest, struct ds_site *s)
+{
+	struct nlattr *tb[DROPSCOPE_DEVCTR_A_MAX + 1];
+
+	memset(s, 0, sizeof(*s));
+	if (ds_nla_parse_nested(tb, DROPSCOPE_DEVCTR_A_MAX, nest,
+				ds_devctr_policy) < 0 ||
+	    !tb[DROPSCOPE_DEVCTR_A_COUNTER] || !tb[DROPSCOPE_DEVCTR_A_TOTAL] ||
+	    !tb[DROPSCOPE_DEVCTR_A_DEV])
+		return -EINVAL;
+	s->layer = DS_LAYER_DEV;
+	s->counter = nla_get_u8(tb[DROPSCOPE_DEVCTR_A_COUNTER]);
+	s->total = nla_get_u64(tb[DROPSCOPE_DEVCTR_A_TOTAL]);
+	if (tb[DROPSCOPE_DEVCTR_A_DELTA]) {
+		s->delta = nla_get_u64(tb[DROPSCOPE_DEVCTR_A_DELTA]);
+		s->has_delta = true;
+	}
+	if (tb[DROPSCOPE_DEVCTR_A_MASKED])
+		s->masked = nla_get_u64(tb[DROPSCOPE_DEVCTR_A_MASKED]);
+	if (tb[DROPSCOPE_DEVCTR_A_IFINDEX])
+		s->ifindex = nla_get_u32(tb[DROPSCOPE_DEVCTR_A_IFINDEX]);
+	if (tb[DROPSCOPE_DEVCTR_A_NETNS])
+		s->netns = nla_get_u32(tb[DROPSCOPE_DEVCTR_A_NETNS]);
+	nla_strlcpy(s->dev, tb[DROPSCOPE_DEVCTR_A_DEV], sizeof(s->dev));
+	snprintf(s->symbol, sizeof(s->symbol), "%s %s", s->dev,
+		 ds_dev_counter_name(s->counter));
+	snprintf(s->reason_name, sizeof(s->reason_name), "%s",
+		 ds_dev_counter_name(s->counter));
 	return 0;
 }
 
@@ -537,7 +699,9 @@ int ds_alert_read(struct nlattr **tb, struct nlattr *attrs, int len,
 		a->events_lost = nla_get_u64(tb[DROPSCOPE_A_SESS_EVENTS_LOST_DELTA]);
 	nla_for_each_attr(at, attrs, len, rem) {
 		nev += nla_type(at) == DROPSCOPE_A_SESS_EVENT;
-		n += nla_type(at) == DROPSCOPE_A_SITE;
+		n += nla_type(at) == DROPSCOPE_A_SITE ||
+		     nla_type(at) == DROPSCOPE_A_TRAP ||
+		     nla_type(at) == DROPSCOPE_A_DEVCTR;
 		nsmc += nla_type(at) == DROPSCOPE_A_SMC_FALLBACK ||
 			nla_type(at) == DROPSCOPE_A_SMC_OWNER;
 		nsess += nla_type(at) == DROPSCOPE_A_SESSION;
@@ -556,6 +720,11 @@ int ds_alert_read(struct nlattr **tb, struct nlattr *attrs, int len,
 			err = ds_smc_alert_parse(at, &a->smc[a->nsmc++]);
 		else if (nla_type(at) == DROPSCOPE_A_SITE)
 			err = ds_site_parse(at, &a->sites[a->n++]) ? -EINVAL : 0;
+		else if (nla_type(at) == DROPSCOPE_A_TRAP)
+			err = ds_trap_parse(at, &a->sites[a->n++]) ? -EINVAL : 0;
+		else if (nla_type(at) == DROPSCOPE_A_DEVCTR)
+			err = ds_devctr_parse(at, &a->sites[a->n++]) ?
+			      -EINVAL : 0;
 		else if (nla_type(at) == DROPSCOPE_A_SESSION)
 			err = ds_session_parse(at, &a->sessions[a->nsess++]) ?
 			      -EINVAL : 0;

@@ -218,3 +218,53 @@ const char *ds_tcp_state_name(unsigned int state)
 		return ds_tcp_states[state];
 	return "UNKNOWN";
 }
+
+static const char *const ds_layers[DS_LAYERS] = {
+	[DS_LAYER_KERNEL] = "kernel",
+	[DS_LAYER_HW] = "hw",
+	[DS_LAYER_DEV] = "dev",
+};
+
+/* Where a drop was seen: kernel, hw (a device's trap), dev (its counters). */
+const char *ds_layer_name(unsigned int layer)
+{
+	return layer < DS_LAYERS ? ds_layers[layer] : "unknown";
+}
+
+/* The counters as struct rtnl_link_stats64 and ip -s -s link name them. */
+static const char *const ds_dev_counters[DROPSCOPE_DEV_COUNTERS] = {
+	[DROPSCOPE_DEV_RX_DROPPED] = "rx_dropped",
+	[DROPSCOPE_DEV_TX_DROPPED] = "tx_dropped",
+	[DROPSCOPE_DEV_RX_NOHANDLER] = "rx_nohandler",
+	[DROPSCOPE_DEV_RX_OTHERHOST_DROPPED] = "rx_otherhost_dropped",
+	[DROPSCOPE_DEV_RX_MISSED_ERRORS] = "rx_missed_errors",
+	[DROPSCOPE_DEV_RX_FIFO_ERRORS] = "rx_fifo_errors",
+	[DROPSCOPE_DEV_RX_OVER_ERRORS] = "rx_over_errors",
+	[DROPSCOPE_DEV_RX_CRC_ERRORS] = "rx_crc_errors",
+	[DROPSCOPE_DEV_RX_FRAME_ERRORS] = "rx_frame_errors",
+	[DROPSCOPE_DEV_RX_LENGTH_ERRORS] = "rx_length_errors",
+	[DROPSCOPE_DEV_TX_FIFO_ERRORS] = "tx_fifo_errors",
+	[DROPSCOPE_DEV_TX_ABORTED_ERRORS] = "tx_aborted_errors",
+	[DROPSCOPE_DEV_TX_CARRIER_ERRORS] = "tx_carrier_errors",
+	[DROPSCOPE_DEV_TX_HEARTBEAT_ERRORS] = "tx_heartbeat_errors",
+	[DROPSCOPE_DEV_TX_WINDOW_ERRORS] = "tx_window_errors",
+};
+
+const char *ds_dev_counter_name(unsigned int counter)
+{
+	return counter < DROPSCOPE_DEV_COUNTERS ? ds_dev_counters[counter] :
+						   "unknown";
+}
+
+/* A trap's type, as devlink trap show names it. */
+const char *ds_trap_type_name(unsigned int type)
+{
+	switch (type) {
+	case DROPSCOPE_TRAP_DROP:
+		return "drop";
+	case DROPSCOPE_TRAP_EXCEPTION:
+		return "exception";
+	default:
+		return "unknown";
+	}
+}

@@ -22,7 +22,9 @@
 const char *const ds_rule_fields[] = {
 	[DS_RF_SITE] = "site", [DS_RF_REASON] = "reason", [DS_RF_DEV] = "dev",
 	[DS_RF_L3] = "l3", [DS_RF_L4] = "l4", [DS_RF_NETNS] = "netns",
-	[DS_RF_SMC] = "smc", [DS_RF_COUNT] = NULL,
+	[DS_RF_SMC] = "smc", [DS_RF_LAYER] = "layer", [DS_RF_TRAP] = "trap",
+	[DS_RF_GROUP] = "group", [DS_RF_COUNTER] = "counter",
+	[DS_RF_COUNT] = NULL,
 };
 
 static int ds_bad(const char *what, const char *value, const char *why)
@@ -67,6 +69,18 @@ static int ds_rule_reason(struct ds_ctx *ctx, const char *val,
 	return 0;
 }
 
+/* The layer of a rule: given, or that of its trap, group or counter. */
+static unsigned int ds_rule_layer(const struct ds_rule *r)
+{
+	if (r->has & 1U << DS_RF_LAYER)
+		return r->layer;
+	if (r->has & (1U << DS_RF_TRAP | 1U << DS_RF_GROUP))
+		return DS_LAYER_HW;
+	if (r->has & 1U << DS_RF_COUNTER)
+		return DS_LAYER_DEV;
+	return DS_LAYER_KERNEL;
+}
+
 int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
 		  struct ds_rule *r)
 {
@@ -80,7 +94,7 @@ int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
 	r->mode = DROPSCOPE_RULE_MASK;
 	if (!argc || argc % 2)
 		return ds_bad("rule", argc ? argv[argc - 1] : "",
-			      "give FIELD VALUE pairs: site, reason, dev, l3, l4, netns, smc");
+			      "give FIELD VALUE pairs: site, reason, dev, l3, l4, netns, smc, layer, trap, group, counter");
 	for (i = 0; i < argc; i += 2) {
 		const char *f = argv[i], *val = argv[i + 1];
 
@@ -88,7 +102,7 @@ int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
 		     bit++)
 			;
 		if (!ds_rule_fields[bit])
-			return ds_bad("field", f, "not one of site, reason, dev, l3, l4, netns, smc");
+			return ds_bad("field", f, "not one of site, reason, dev, l3, l4, netns, smc, layer, trap, group, counter");
 		if (r->has & (1U << bit))
 			return ds_bad("field", f, "given twice");
 		r->has |= 1U << bit;
@@ -120,6 +134,28 @@ int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
 				return ds_bad("l4", val, "not tcp, udp, icmp, icmpv6, sctp, gre, ... or a protocol number");
 			r->l4 = (uint8_t)v;
 			break;
+		case DS_RF_LAYER:
+			for (v = 0; v < DS_LAYERS && strcmp(val, ds_layer_name(v));
+			     v++)
+				;
+			if (v == DS_LAYERS)
+				return ds_bad("layer", val, "not kernel, hw or dev");
+			r->layer = (uint8_t)v;
+			break;
+		case DS_RF_TRAP:
+		case DS_RF_GROUP:
+			if (!*val || strlen(val) >= sizeof(r->trap))
+				return ds_bad(f, val, "not a devlink trap or group name (devlink trap show)");
+			strcpy(bit == DS_RF_TRAP ? r->trap : r->group, val);
+			break;
+		case DS_RF_COUNTER:
+			for (v = 0; v < DROPSCOPE_DEV_COUNTERS &&
+				    strcmp(val, ds_dev_counter_name(v)); v++)
+				;
+			if (v == DROPSCOPE_DEV_COUNTERS)
+				return ds_bad("counter", val, "not a drop counter of a device (rx_dropped, tx_dropped, rx_missed_errors, ...)");
+			r->counter = (uint8_t)v;
+			break;
 		case DS_RF_SMC:
 			errno = 0;
 			n = strtoull(val, &end, 0);
@@ -136,8 +172,20 @@ int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
 	}
 	if ((r->has & 1U << DS_RF_SMC) && r->has != 1U << DS_RF_SMC)
 		return ds_bad("rule", "smc", "a rule on an SMC fallback reason takes no other field");
+	if ((r->has & (1U << DS_RF_TRAP | 1U << DS_RF_GROUP)) &&
+	    (r->has & 1U << DS_RF_COUNTER))
+		return ds_bad("rule", "counter", "a rule is on traps (trap, group) or on device counters (counter), not both");
+	if (((r->has & (1U << DS_RF_TRAP | 1U << DS_RF_GROUP)) &&
+	     ds_rule_layer(r) != DS_LAYER_HW) ||
+	    ((r->has & 1U << DS_RF_COUNTER) && ds_rule_layer(r) != DS_LAYER_DEV))
+		return ds_bad("layer", ds_layer_name(r->layer), "trap and group are of layer hw, counter of layer dev");
+	if (ds_rule_layer(r) != DS_LAYER_KERNEL &&
+	    (r->has & (1U << DS_RF_SITE | 1U << DS_RF_REASON |
+		       1U << DS_RF_L3 | 1U << DS_RF_L4)))
+		return ds_bad("layer", ds_layer_name(ds_rule_layer(r)), "a rule on traps or device counters takes no site, reason, l3 or l4");
 	return 0;
 }
+
 
 int ds_rule_put(struct nl_msg *msg, const struct ds_rule *r)
 {
@@ -161,7 +209,15 @@ int ds_rule_put(struct nl_msg *msg, const struct ds_rule *r)
 	    ((r->has & 1U << DS_RF_NETNS) &&
 	     nla_put_u32(msg, DROPSCOPE_RULE_A_NETNS, r->netns)) ||
 	    ((r->has & 1U << DS_RF_SMC) &&
-	     nla_put_u32(msg, DROPSCOPE_RULE_A_SMC_REASON, r->smc_reason)))
+	     nla_put_u32(msg, DROPSCOPE_RULE_A_SMC_REASON, r->smc_reason)) ||
+	    ((r->has & 1U << DS_RF_LAYER) &&
+	     nla_put_u8(msg, DROPSCOPE_RULE_A_LAYER, r->layer)) ||
+	    ((r->has & 1U << DS_RF_TRAP) &&
+	     nla_put_string(msg, DROPSCOPE_RULE_A_TRAP, r->trap)) ||
+	    ((r->has & 1U << DS_RF_GROUP) &&
+	     nla_put_string(msg, DROPSCOPE_RULE_A_TRAP_GROUP, r->group)) ||
+	    ((r->has & 1U << DS_RF_COUNTER) &&
+	     nla_put_u8(msg, DROPSCOPE_RULE_A_DEV_COUNTER, r->counter)))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -179,6 +235,10 @@ static const struct nla_policy ds_rule_policy[DROPSCOPE_RULE_A_MAX + 1] = {
 	[DROPSCOPE_RULE_A_L4] = { .type = NLA_U8 },
 	[DROPSCOPE_RULE_A_HITS] = { .type = NLA_U64 },
 	[DROPSCOPE_RULE_A_SMC_REASON] = { .type = NLA_U32 },
+	[DROPSCOPE_RULE_A_LAYER] = { .type = NLA_U8 },
+	[DROPSCOPE_RULE_A_TRAP] = { .type = NLA_STRING },
+	[DROPSCOPE_RULE_A_TRAP_GROUP] = { .type = NLA_STRING },
+	[DROPSCOPE_RULE_A_DEV_COUNTER] = { .type = NLA_U8 },
 };
 
 int ds_rule_read(struct nlattr *nest, struct ds_rule *r)
@@ -222,6 +282,23 @@ int ds_rule_read(struct nlattr *nest, struct ds_rule *r)
 	if (t[DROPSCOPE_RULE_A_SMC_REASON]) {
 		r->has |= 1U << DS_RF_SMC;
 		r->smc_reason = nla_get_u32(t[DROPSCOPE_RULE_A_SMC_REASON]);
+	}
+	if (t[DROPSCOPE_RULE_A_LAYER]) {
+		r->has |= 1U << DS_RF_LAYER;
+		r->layer = nla_get_u8(t[DROPSCOPE_RULE_A_LAYER]);
+	}
+	if (t[DROPSCOPE_RULE_A_TRAP]) {
+		r->has |= 1U << DS_RF_TRAP;
+		nla_strlcpy(r->trap, t[DROPSCOPE_RULE_A_TRAP], sizeof(r->trap));
+	}
+	if (t[DROPSCOPE_RULE_A_TRAP_GROUP]) {
+		r->has |= 1U << DS_RF_GROUP;
+		nla_strlcpy(r->group, t[DROPSCOPE_RULE_A_TRAP_GROUP],
+			    sizeof(r->group));
+	}
+	if (t[DROPSCOPE_RULE_A_DEV_COUNTER]) {
+		r->has |= 1U << DS_RF_COUNTER;
+		r->counter = nla_get_u8(t[DROPSCOPE_RULE_A_DEV_COUNTER]);
 	}
 	return 0;
 }
@@ -350,6 +427,16 @@ int ds_rule_words(struct ds_ctx *ctx, const struct ds_rule *r, char *buf,
 	if ((r->has & 1U << DS_RF_SMC) && o < len)
 		o += (size_t)snprintf(buf + o, len - o, " smc 0x%08" PRIx32,
 				      r->smc_reason);
+	if ((r->has & 1U << DS_RF_LAYER) && o < len)
+		o += (size_t)snprintf(buf + o, len - o, " layer %s",
+				      ds_layer_name(r->layer));
+	if ((r->has & 1U << DS_RF_TRAP) && o < len)
+		o += (size_t)snprintf(buf + o, len - o, " trap %s", r->trap);
+	if ((r->has & 1U << DS_RF_GROUP) && o < len)
+		o += (size_t)snprintf(buf + o, len - o, " group %s", r->group);
+	if ((r->has & 1U << DS_RF_COUNTER) && o < len)
+		o += (size_t)snprintf(buf + o, len - o, " counter %s",
+				      ds_dev_counter_name(r->counter));
 	return o < len ? 0 : -ENAMETOOLONG;
 }
 

@@ -17,6 +17,7 @@
  */
 static const struct ds_col ds_site_cols[] = {
 	{ "count", "COUNT", "", 12, DS_COL_RIGHT },
+	{ "layer", "LAYER", "  ", 6, DS_COL_OPT },
 	{ "reason", "REASON", "  ", 21, 0 },
 	{ "ifindex", "DEV", "  ", 0, DS_COL_OPT },
 	{ "netns", "NETNS", "  ", 0, DS_COL_OPT },
@@ -39,9 +40,51 @@ static const struct ds_col ds_alert_cols[] = {
 	{ NULL, NULL, "  ", 0, 0 },
 };
 
-/* A site: a row of show sites, or of an alert when it has a delta. */
-void ds_site_print(struct ds_print *p, const struct ds_site *s,
-		   const char *stamp)
+/*
+ * A trap or a device counter: the rest of its row of show sites, or of an
+ * alert. Text: the trap's type or the counter as the reason, the input
+ * device in DEV, "trap [group] device" or "dev counter" as the site.
+ */
+static void ds_site_print_device(struct ds_print *p, const struct ds_site *s,
+				 bool alert)
+{
+	bool hw = s->layer == DS_LAYER_HW;
+
+	ds_print_str(p, DS_FP, "symbol", "%s", s->symbol);
+	ds_print_str(p, DS_FP, "reason", "%s", s->reason_name);
+	if (hw) {
+		ds_print_str(p, DS_JSON, "device", NULL, s->device);
+		ds_print_str(p, DS_JSON, "trap", NULL, s->trap);
+		ds_print_str(p, DS_JSON, "group", NULL, s->group);
+		ds_print_str(p, DS_JSON, "type", NULL,
+			     ds_trap_type_name(s->trap_type));
+	} else {
+		ds_print_str(p, DS_JSON, "counter", NULL,
+			     ds_dev_counter_name(s->counter));
+	}
+	ds_print_u64(p, alert ? DS_JSON : DS_ANY, "count", "%" PRIu64,
+		     s->total);
+	if (alert)
+		ds_print_u64(p, DS_ANY, "delta", "%" PRIu64 " drops", s->delta);
+	else
+		ds_print_u64(p, s->masked ? DS_ANY : DS_JSON, "masked",
+			     "(masked: %" PRIu64 ")", s->masked);
+	if (s->dev[0])
+		ds_print_str(p, DS_JSON, "dev", NULL, s->dev);
+	if (s->ifindex)
+		ds_print_u64_as(p, alert ? DS_JSON : DS_ANY, "ifindex", "%s",
+				s->ifindex, s->dev);
+	if (s->netns)
+		ds_print_u32(p, DS_JSON, "netns", NULL, s->netns);
+}
+
+/*
+ * A site: a row of show sites, or of an alert when it has a delta. The
+ * LAYER column is there in text when a table has traps or device
+ * counters (layers): a table of kernel sites only looks as it always did.
+ */
+static void ds_site_print_layers(struct ds_print *p, const struct ds_site *s,
+				 const char *stamp, bool layers)
 {
 	bool alert = s->has_delta;
 	char name[64];
@@ -49,6 +92,13 @@ void ds_site_print(struct ds_print *p, const struct ds_site *s,
 	ds_print_open_obj(p, NULL);
 	if (stamp)
 		ds_print_str(p, DS_FP, "time", "%s", stamp);
+	ds_print_str(p, !alert && layers ? DS_ANY : DS_JSON, "layer", "%s",
+		     ds_layer_name(s->layer));
+	if (s->layer != DS_LAYER_KERNEL) {
+		ds_site_print_device(p, s, alert);
+		ds_print_close_obj(p);
+		return;
+	}
 	ds_print_str(p, DS_ANY, "symbol", "%s", s->symbol);
 	ds_print_hex(p, DS_JSON, "location", NULL, s->location);
 	ds_print_str(p, DS_ANY, "reason", "%s", s->reason_name);
@@ -81,6 +131,12 @@ void ds_site_print(struct ds_print *p, const struct ds_site *s,
 	ds_print_close_obj(p);
 }
 
+void ds_site_print(struct ds_print *p, const struct ds_site *s,
+		   const char *stamp)
+{
+	ds_site_print_layers(p, s, stamp, s->layer != DS_LAYER_KERNEL);
+}
+
 /* show sites: the first top of n sites. */
 void ds_sites_print(struct ds_print *p, const struct ds_site *v, size_t n,
 		    size_t top)
@@ -92,14 +148,17 @@ void ds_sites_print(struct ds_print *p, const struct ds_site *v, size_t n,
 void ds_sites_print_as(struct ds_print *p, const char *key,
 		       const struct ds_site *v, size_t n, size_t top)
 {
+	bool layers = false;
 	size_t i;
 
 	if (top > n)
 		top = n;
+	for (i = 0; i < top; i++)
+		layers |= v[i].layer != DS_LAYER_KERNEL;
 	ds_print_open_table(p, key, ds_site_cols, DS_NCOLS(ds_site_cols),
 			    DS_TABLE_HEAD | DS_TABLE_FIT80);
 	for (i = 0; i < top; i++)
-		ds_site_print(p, &v[i], NULL);
+		ds_site_print_layers(p, &v[i], NULL, layers);
 	ds_print_close_table(p);
 	if (!n)
 		ds_print_text(p, "no drops seen\n");

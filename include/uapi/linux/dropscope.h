@@ -161,6 +161,27 @@
  *     in the round, and DROPSCOPE_A_SMC_LINK_DOWNS_DELTA when SMC-R links
  *     went down.
  *
+ * DROPSCOPE_CMD_TRAPS_GET (dump): one message per trap with one
+ *     DROPSCOPE_A_TRAP nest: packets a device trapped and reported
+ *     through devlink_trap_report() (the devlink:devlink_trap_report
+ *     tracepoint), counted by DROPSCOPE_PART_HW per (devlink instance,
+ *     trap, input port) in per-CPU tables of the module parameter traps=
+ *     keys (DROPSCOPE_A_TRAPS_CAPACITY); a report that finds its CPU's
+ *     table full is counted in DROPSCOPE_STATS_A_TRAPS_OVERFLOW. Traps of
+ *     type drop and exception; control traps (packets a device hands to
+ *     the stack on purpose) are not drops and are not counted. Drivers
+ *     free trapped packets with consume_skb(): they are in no site.
+ *     Alert rounds carry one DROPSCOPE_A_TRAP nest per trap that counted.
+ *
+ * DROPSCOPE_CMD_DEVCTRS_GET (dump): one message per device counter that
+ *     moved since start, with one DROPSCOPE_A_DEVCTR nest. DROPSCOPE_PART_
+ *     DEV reads every device of every netns at each interval (as
+ *     /proc/net/dev reads them) and counts what each drop counter of
+ *     enum dropscope_dev_counter gained: a device present at start from
+ *     its values then, one that appears later from zero. A device that
+ *     goes keeps its totals. Alert rounds carry one DROPSCOPE_A_DEVCTR
+ *     nest per counter that moved.
+ *
  * Nested attributes
  * -----------------
  *
@@ -207,6 +228,18 @@
  *         masked fallback is counted in DROPSCOPE_SMC_FB_A_MASKED and
  *         DROPSCOPE_SMC_A_FALLBACKS_MASKED, never alerted; HITS counts
  *         the fallbacks it decided.
+ *     DROPSCOPE_RULE_A_LAYER: NLA_U8, enum dropscope_layer: the rule
+ *         matches drops of that layer only. DROPSCOPE_RULE_A_TRAP and
+ *         _TRAP_GROUP (NLA_NUL_STRING, a trap's and a trap group's names,
+ *         as devlink names them) make a rule of the hw layer, and
+ *         DROPSCOPE_RULE_A_DEV_COUNTER (NLA_U8, enum
+ *         dropscope_dev_counter) one of the dev layer. A hw rule matches
+ *         traps (IFINDEX and NETNS: their input port), a dev rule device
+ *         counters (IFINDEX and NETNS: their device); neither takes a
+ *         site, reason, L3, L4 or SMC reason. Among the traps, and among
+ *         the device counters, rules decide as among drops: their own
+ *         ONLY rules, the first MASK rule that matches. Captures and
+ *         stacks take rules of the kernel layer only.
  *
  * DROPSCOPE_CMD_CAPTURE_START: takes one DROPSCOPE_A_CAPTURE nest with
  *     DROPSCOPE_CAPTURE_A_FILTER (optional): a classic BPF program, an
@@ -447,6 +480,12 @@
  *         without frames: in no stack's count
  *     DROPSCOPE_STATS_A_STACKS_SITELESS: drops whose stack did not reach
  *         the site (counted in a NO_ROOM, SITELESS entry)
+ *     DROPSCOPE_STATS_A_TRAP_EVENTS: trapped packets counted (hw), of
+ *         them DROPSCOPE_STATS_A_TRAPS_OVERFLOW in no trap (table full);
+ *         DROPSCOPE_STATS_A_TRAPS: distinct traps
+ *     DROPSCOPE_STATS_A_DEVCTRS: device counters that moved (dev);
+ *         DROPSCOPE_STATS_A_DEVCTRS_LOST: readings of the devices not
+ *         kept for want of memory
  *     DROPSCOPE_STATS_A_EPOCH: the totals' epoch: drawn at random when the
  *         module loads and advanced each time the totals start again from
  *         zero (DROPSCOPE_CMD_START, DROPSCOPE_CMD_RESET). A reader that
@@ -492,6 +531,8 @@ enum dropscope_cmd {
 	DROPSCOPE_CMD_STACKS_SET,
 	DROPSCOPE_CMD_STACKS_CLEAR,
 	DROPSCOPE_CMD_STACKS_GET,
+	DROPSCOPE_CMD_TRAPS_GET,
+	DROPSCOPE_CMD_DEVCTRS_GET,
 	__DROPSCOPE_CMD_MAX
 };
 
@@ -532,6 +573,9 @@ enum dropscope_attr {
 	DROPSCOPE_A_SESS_EVENTS,
 	DROPSCOPE_A_SESS_EVENT,
 	DROPSCOPE_A_SESS_EVENTS_LOST_DELTA,
+	DROPSCOPE_A_TRAP,
+	DROPSCOPE_A_DEVCTR,
+	DROPSCOPE_A_TRAPS_CAPACITY,
 	__DROPSCOPE_A_MAX
 };
 
@@ -595,6 +639,11 @@ enum dropscope_stats_attr {
 	DROPSCOPE_STATS_A_SESSIONS_FOUND,
 	DROPSCOPE_STATS_A_SESS_EVENTS,
 	DROPSCOPE_STATS_A_SESS_EVENTS_LOST,
+	DROPSCOPE_STATS_A_TRAP_EVENTS,
+	DROPSCOPE_STATS_A_TRAPS,
+	DROPSCOPE_STATS_A_TRAPS_OVERFLOW,
+	DROPSCOPE_STATS_A_DEVCTRS,
+	DROPSCOPE_STATS_A_DEVCTRS_LOST,
 	__DROPSCOPE_STATS_A_MAX
 };
 
@@ -619,6 +668,10 @@ enum dropscope_rule_attr {
 	DROPSCOPE_RULE_A_L4,
 	DROPSCOPE_RULE_A_HITS,
 	DROPSCOPE_RULE_A_SMC_REASON,
+	DROPSCOPE_RULE_A_LAYER,
+	DROPSCOPE_RULE_A_TRAP,
+	DROPSCOPE_RULE_A_TRAP_GROUP,
+	DROPSCOPE_RULE_A_DEV_COUNTER,
 	__DROPSCOPE_RULE_A_MAX
 };
 
@@ -631,9 +684,13 @@ enum dropscope_part {
 	DROPSCOPE_PART_DROPS = 1 << 0,	/* skb:kfree_skb: sites */
 	DROPSCOPE_PART_TCP = 1 << 1,	/* TCP sessions */
 	DROPSCOPE_PART_SMC = 1 << 2,	/* the smc.ko tracepoints */
+	DROPSCOPE_PART_HW = 1 << 3,	/* devlink:devlink_trap_report: traps */
+	DROPSCOPE_PART_DEV = 1 << 4,	/* the devices' drop counters */
 };
 
-#define DROPSCOPE_PARTS_ALL	(DROPSCOPE_PART_DROPS | DROPSCOPE_PART_TCP | DROPSCOPE_PART_SMC)
+#define DROPSCOPE_PARTS_ALL	(DROPSCOPE_PART_DROPS | DROPSCOPE_PART_TCP | \
+				 DROPSCOPE_PART_SMC | DROPSCOPE_PART_HW | \
+				 DROPSCOPE_PART_DEV)
 
 enum dropscope_session_attr {
 	DROPSCOPE_SESSION_A_UNSPEC,
@@ -855,5 +912,77 @@ enum dropscope_stack_attr {
 };
 
 #define DROPSCOPE_STACK_A_MAX (__DROPSCOPE_STACK_A_MAX - 1)
+
+/* The longest trap or trap group name a rule takes (the NUL not counted). */
+#define DROPSCOPE_TRAP_NAME_MAX		39
+
+/* Where a drop is seen (DROPSCOPE_RULE_A_LAYER). */
+enum dropscope_layer {
+	DROPSCOPE_LAYER_KERNEL,		/* skb:kfree_skb: sites */
+	DROPSCOPE_LAYER_HW,		/* devlink traps */
+	DROPSCOPE_LAYER_DEV,		/* the devices' drop counters */
+};
+
+/* The type of a trap (DROPSCOPE_TRAP_A_TYPE), as devlink's own enum. */
+enum dropscope_trap_type {
+	DROPSCOPE_TRAP_DROP,		/* the device dropped the packet */
+	DROPSCOPE_TRAP_EXCEPTION,	/* it could not forward it */
+};
+
+enum dropscope_trap_attr {
+	DROPSCOPE_TRAP_A_UNSPEC,
+	DROPSCOPE_TRAP_A_PAD,
+	DROPSCOPE_TRAP_A_DEVICE,
+	DROPSCOPE_TRAP_A_NAME,
+	DROPSCOPE_TRAP_A_GROUP,
+	DROPSCOPE_TRAP_A_TYPE,
+	DROPSCOPE_TRAP_A_IFINDEX,
+	DROPSCOPE_TRAP_A_DEV,
+	DROPSCOPE_TRAP_A_NETNS,
+	DROPSCOPE_TRAP_A_TOTAL,
+	DROPSCOPE_TRAP_A_DELTA,
+	DROPSCOPE_TRAP_A_MASKED,
+	__DROPSCOPE_TRAP_A_MAX
+};
+
+#define DROPSCOPE_TRAP_A_MAX (__DROPSCOPE_TRAP_A_MAX - 1)
+
+/*
+ * The drop counters of a device's statistics (struct rtnl_link_stats64)
+ * that DROPSCOPE_PART_DEV follows: DROPSCOPE_DEVCTR_A_COUNTER.
+ */
+enum dropscope_dev_counter {
+	DROPSCOPE_DEV_RX_DROPPED,
+	DROPSCOPE_DEV_TX_DROPPED,
+	DROPSCOPE_DEV_RX_NOHANDLER,
+	DROPSCOPE_DEV_RX_OTHERHOST_DROPPED,
+	DROPSCOPE_DEV_RX_MISSED_ERRORS,
+	DROPSCOPE_DEV_RX_FIFO_ERRORS,
+	DROPSCOPE_DEV_RX_OVER_ERRORS,
+	DROPSCOPE_DEV_RX_CRC_ERRORS,
+	DROPSCOPE_DEV_RX_FRAME_ERRORS,
+	DROPSCOPE_DEV_RX_LENGTH_ERRORS,
+	DROPSCOPE_DEV_TX_FIFO_ERRORS,
+	DROPSCOPE_DEV_TX_ABORTED_ERRORS,
+	DROPSCOPE_DEV_TX_CARRIER_ERRORS,
+	DROPSCOPE_DEV_TX_HEARTBEAT_ERRORS,
+	DROPSCOPE_DEV_TX_WINDOW_ERRORS,
+	DROPSCOPE_DEV_COUNTERS
+};
+
+enum dropscope_devctr_attr {
+	DROPSCOPE_DEVCTR_A_UNSPEC,
+	DROPSCOPE_DEVCTR_A_PAD,
+	DROPSCOPE_DEVCTR_A_IFINDEX,
+	DROPSCOPE_DEVCTR_A_NETNS,
+	DROPSCOPE_DEVCTR_A_DEV,
+	DROPSCOPE_DEVCTR_A_COUNTER,
+	DROPSCOPE_DEVCTR_A_TOTAL,
+	DROPSCOPE_DEVCTR_A_DELTA,
+	DROPSCOPE_DEVCTR_A_MASKED,
+	__DROPSCOPE_DEVCTR_A_MAX
+};
+
+#define DROPSCOPE_DEVCTR_A_MAX (__DROPSCOPE_DEVCTR_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_DROPSCOPE_H */
