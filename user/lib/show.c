@@ -40,6 +40,19 @@ static const struct ds_col ds_alert_cols[] = {
 	{ NULL, NULL, "  ", 0, 0 },
 };
 
+/* A site's count, and its delta in an alert or its masked count else. */
+static void ds_site_counts(struct ds_print *p, const struct ds_site *s,
+			   bool alert)
+{
+	ds_print_u64(p, alert ? DS_JSON : DS_ANY, "count", "%" PRIu64,
+		     s->total);
+	if (alert)
+		ds_print_u64(p, DS_ANY, "delta", "%" PRIu64 " drops", s->delta);
+	else
+		ds_print_u64(p, s->masked ? DS_ANY : DS_JSON, "masked",
+			     "(masked: %" PRIu64 ")", s->masked);
+}
+
 /*
  * A trap or a device counter: the rest of its row of show sites, or of an
  * alert. Text: the trap's type or the counter as the reason, the input
@@ -62,13 +75,7 @@ static void ds_site_print_device(struct ds_print *p, const struct ds_site *s,
 		ds_print_str(p, DS_JSON, "counter", NULL,
 			     ds_dev_counter_name(s->counter));
 	}
-	ds_print_u64(p, alert ? DS_JSON : DS_ANY, "count", "%" PRIu64,
-		     s->total);
-	if (alert)
-		ds_print_u64(p, DS_ANY, "delta", "%" PRIu64 " drops", s->delta);
-	else
-		ds_print_u64(p, s->masked ? DS_ANY : DS_JSON, "masked",
-			     "(masked: %" PRIu64 ")", s->masked);
+	ds_site_counts(p, s, alert);
 	if (s->dev[0])
 		ds_print_str(p, DS_JSON, "dev", NULL, s->dev);
 	if (s->ifindex)
@@ -103,13 +110,7 @@ static void ds_site_print_layers(struct ds_print *p, const struct ds_site *s,
 	ds_print_hex(p, DS_JSON, "location", NULL, s->location);
 	ds_print_str(p, DS_ANY, "reason", "%s", s->reason_name);
 	ds_print_u32(p, DS_JSON, "reason_id", NULL, s->reason);
-	ds_print_u64(p, alert ? DS_JSON : DS_ANY, "count", "%" PRIu64,
-		     s->total);
-	if (alert)
-		ds_print_u64(p, DS_ANY, "delta", "%" PRIu64 " drops", s->delta);
-	else
-		ds_print_u64(p, s->masked ? DS_ANY : DS_JSON, "masked",
-			     "(masked: %" PRIu64 ")", s->masked);
+	ds_site_counts(p, s, alert);
 	if (s->ifindex)
 		ds_print_u64_as(p, DS_ANY, "ifindex", alert ? "dev %s" : "%s",
 				s->ifindex,
