@@ -608,6 +608,9 @@ test_sessions_top_tty() {
 	$DS stop
 }
 
+# tcp_opens: the sockets TCP has opened, ActiveOpens + PassiveOpens
+tcp_opens() { echo $(($($KC snmp Tcp ActiveOpens) + $($KC snmp Tcp PassiveOpens))); }
+
 # top with a ring of 8: closes overwritten before top read them are
 # counted in its header, as many as show stats counts unread. Every socket
 # opened closes: the kernel's ActiveOpens and PassiveOpens say how many.
@@ -622,11 +625,11 @@ test_sessions_top_missed() {
 	defer kill_quiet $top
 	wait_for 30 grep -q "$WATCH_READY" "$TMP/top.err" ||
 		abort "top did not start: $(cat "$TMP/top.err")"
-	opens=$(($($KC snmp Tcp ActiveOpens) + $($KC snmp Tcp PassiveOpens)))
+	opens=$(tcp_opens)
 	$TG run 10 5025 0 > /dev/null
-	kill -0 $top 2>/dev/null || abort "top's interval ended before the 20 closes did"
+	kill -0 $top 2>/dev/null || abort "top's interval ended before the closes did"
 	wait $top
-	opens=$(($($KC snmp Tcp ActiveOpens) + $($KC snmp Tcp PassiveOpens) - opens))
+	opens=$(($(tcp_opens) - opens))
 	echo "# the kernel opened $opens sockets"
 	check "top: 10 connections in a ring of 8: 8 closed, the rest of the kernel's opens missed and unread" \
 		"8 closed $((opens - 8)) $((opens - 8))" \
