@@ -12,11 +12,19 @@
  * A device is known by its struct net_device while it lives, and told
  * apart from a later one at the same address by its counters: a device
  * whose counters went back is a new one (a device moved to another netns
- * keeps its pointer and its counters, and is the same one).
+ * keeps its pointer and its counters, and is the same one). The devices
+ * known are in a hash table by that pointer: one fold costs the number of
+ * devices. A device unregistered while monitoring runs is read one last
+ * time in the netdevice notifier (devices.c, under RTNL), so that what it
+ * counted after the last fold is counted too, and then forgotten (its
+ * totals are in its counters' entries, which stay): a host where devices
+ * come and go keeps only the live ones.
  */
 
+#include <linux/hashtable.h>
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <net/net_namespace.h>
@@ -33,25 +41,25 @@ struct ds_dev_snap {
 	u64 v[DROPSCOPE_DEV_COUNTERS];
 };
 
-/* A device seen since start. */
+/* A device of the last fold. */
 struct ds_dev_known {
-	const struct net_device *dev;	/* NULL once gone */
+	struct hlist_node node;		/* in dc.devs, by dev */
+	const struct net_device *dev;
 	u32 ifindex;
 	u32 netns;
 	char name[IFNAMSIZ];
 	u64 last[DROPSCOPE_DEV_COUNTERS];	/* at the last fold */
 	struct ds_devctr *ctr[DROPSCOPE_DEV_COUNTERS];	/* those that moved */
-	u32 seen;		/* the fold that last saw it */
 };
 
+#define DS_DEV_HASH_BITS	10
+
 static struct {
-	struct ds_dev_known **devs;
-	u32 ndevs, devcap;
+	DECLARE_HASHTABLE(devs, DS_DEV_HASH_BITS);
 	struct ds_devctr **ctrs;	/* the counters that moved, for dumps */
 	u32 nctrs, ctrcap;
 	struct ds_dev_snap *snap;
 	u32 snapcap;
-	u32 folds;		/* bumped each fold: ds_dev_known.seen */
 	u32 generation;		/* bumped whenever counters are freed */
 	u64 lost;		/* counts not kept for lack of memory */
 	bool attached;
@@ -77,6 +85,21 @@ static void ds_dev_values(const struct rtnl_link_stats64 *s, u64 *v)
 	v[DROPSCOPE_DEV_TX_WINDOW_ERRORS] = s->tx_window_errors;
 }
 
+/* One device's counters, its name and place, now. */
+static void ds_dev_snap(struct ds_dev_snap *p, struct net_device *dev,
+			const struct net *net)
+{
+	struct rtnl_link_stats64 st;
+
+	p->dev = dev;
+	p->ifindex = dev->ifindex;
+	p->netns = net->ns.inum;
+	memcpy(p->name, dev->name, IFNAMSIZ);
+	p->name[IFNAMSIZ - 1] = '\0';
+	dev_get_stats(dev, &st);
+	ds_dev_values(&st, p->v);
+}
+
 /*
  * Read every device of every netns into dc.snap; returns how many, or
  * -ENOMEM. The devices are counted under RCU first: when they do not fit,
@@ -84,7 +107,6 @@ static void ds_dev_values(const struct rtnl_link_stats64 *s, u64 *v)
  */
 static int ds_dev_read(void)
 {
-	struct rtnl_link_stats64 st;
 	struct net_device *dev;
 	struct ds_dev_snap *p;
 	struct net *net;
@@ -95,16 +117,8 @@ static int ds_dev_read(void)
 		rcu_read_lock();
 		for_each_net_rcu(net) {
 			for_each_netdev_rcu(net, dev) {
-				if (n < dc.snapcap) {
-					p = &dc.snap[n];
-					p->dev = dev;
-					p->ifindex = dev->ifindex;
-					p->netns = net->ns.inum;
-					memcpy(p->name, dev->name, IFNAMSIZ);
-					p->name[IFNAMSIZ - 1] = '\0';
-					dev_get_stats(dev, &st);
-					ds_dev_values(&st, p->v);
-				}
+				if (n < dc.snapcap)
+					ds_dev_snap(&dc.snap[n], dev, net);
 				n++;
 			}
 		}
@@ -124,27 +138,18 @@ static int ds_dev_read(void)
 
 static struct ds_dev_known *ds_dev_find(const struct net_device *dev)
 {
-	u32 i;
+	struct ds_dev_known *d;
 
-	for (i = 0; i < dc.ndevs; i++)
-		if (dc.devs[i]->dev == dev)
-			return dc.devs[i];
+	hash_for_each_possible(dc.devs, d, node, (unsigned long)dev)
+		if (d->dev == dev)
+			return d;
 	return NULL;
 }
 
 static struct ds_dev_known *ds_dev_new(const struct ds_dev_snap *s, bool base)
 {
-	struct ds_dev_known *d, **v;
+	struct ds_dev_known *d;
 
-	if (dc.ndevs == dc.devcap) {
-		u32 cap = dc.devcap ? dc.devcap * 2 : 16;
-
-		v = krealloc_array(dc.devs, cap, sizeof(*v), GFP_KERNEL);
-		if (!v)
-			return NULL;
-		dc.devs = v;
-		dc.devcap = cap;
-	}
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return NULL;
@@ -152,8 +157,15 @@ static struct ds_dev_known *ds_dev_new(const struct ds_dev_snap *s, bool base)
 	/* at start: counted from now; later: all it counted is new */
 	if (base)
 		memcpy(d->last, s->v, sizeof(d->last));
-	dc.devs[dc.ndevs++] = d;
+	hash_add(dc.devs, &d->node, (unsigned long)d->dev);
 	return d;
+}
+
+/* A device gone, or not the one at its address any more. */
+static void ds_dev_forget(struct ds_dev_known *d)
+{
+	hash_del(&d->node);
+	kfree(d);
 }
 
 static struct ds_devctr *ds_devctr_get(struct ds_dev_known *d, int c)
@@ -219,7 +231,7 @@ static void ds_dev_fold_one(const struct ds_dev_snap *s, bool base)
 	int c;
 
 	if (d && ds_dev_went_back(d, s)) {
-		d->dev = NULL;		/* gone; a new device at its address */
+		ds_dev_forget(d);	/* a new device at its address */
 		d = NULL;
 	}
 	if (!d) {
@@ -229,7 +241,6 @@ static void ds_dev_fold_one(const struct ds_dev_snap *s, bool base)
 			return;
 		}
 	}
-	d->seen = dc.folds;
 	d->ifindex = s->ifindex;
 	d->netns = s->netns;
 	memcpy(d->name, s->name, sizeof(d->name));
@@ -251,7 +262,11 @@ static void ds_dev_fold_one(const struct ds_dev_snap *s, bool base)
 	}
 }
 
-/* Read every device and fold; base: at start, every device counts from now. */
+/*
+ * Read every device and fold; base: at start, every device counts from now.
+ * A device not listed now is one being unregistered or moved to another
+ * netns: it stays known until the notifier says it is gone.
+ */
 static void ds_dev_fold_all(bool base)
 {
 	int n, i;
@@ -262,13 +277,34 @@ static void ds_dev_fold_all(bool base)
 		dc.lost++;
 		return;
 	}
-	dc.folds++;
 	for (i = 0; i < n; i++)
 		ds_dev_fold_one(&dc.snap[i], base);
-	/* the devices not seen are gone: a later one may take the address */
-	for (i = 0; i < dc.ndevs; i++)
-		if (dc.devs[i]->seen != dc.folds)
-			dc.devs[i]->dev = NULL;
+}
+
+/*
+ * NETDEV_UNREGISTER, under RTNL: the device's counts since the last fold
+ * are folded while its statistics can still be read. One that goes away
+ * (not one moving to another netns, which stays the same device) is then
+ * forgotten: a later device may take its address.
+ */
+void ds_devctrs_unregister(struct net_device *dev)
+{
+	struct ds_dev_snap s;
+	struct ds_dev_known *d;
+
+	ASSERT_RTNL();
+	mutex_lock(&ds_lock);
+	if (!dc.attached)
+		goto out;
+	ds_dev_snap(&s, dev, dev_net(dev));
+	ds_dev_fold_one(&s, false);
+	if (dev->reg_state == NETREG_UNREGISTERING) {
+		d = ds_dev_find(dev);
+		if (d)
+			ds_dev_forget(d);
+	}
+out:
+	mutex_unlock(&ds_lock);
 }
 
 static void ds_devctrs_fold(void)
@@ -279,10 +315,11 @@ static void ds_devctrs_fold(void)
 
 static void ds_devctrs_free_ctrs(void)
 {
+	struct ds_dev_known *d;
 	u32 i;
 
-	for (i = 0; i < dc.ndevs; i++)
-		memset(dc.devs[i]->ctr, 0, sizeof(dc.devs[i]->ctr));
+	hash_for_each(dc.devs, i, d, node)
+		memset(d->ctr, 0, sizeof(d->ctr));
 	for (i = 0; i < dc.nctrs; i++)
 		kfree(dc.ctrs[i]);
 	kfree(dc.ctrs);
@@ -294,15 +331,13 @@ static void ds_devctrs_free_ctrs(void)
 
 static void ds_devctrs_free_devs(void)
 {
+	struct ds_dev_known *d;
+	struct hlist_node *tmp;
 	u32 i;
 
 	ds_devctrs_free_ctrs();
-	for (i = 0; i < dc.ndevs; i++)
-		kfree(dc.devs[i]);
-	kfree(dc.devs);
-	dc.devs = NULL;
-	dc.ndevs = 0;
-	dc.devcap = 0;
+	hash_for_each_safe(dc.devs, i, tmp, d, node)
+		ds_dev_forget(d);
 }
 
 static int ds_devctrs_attach(struct netlink_ext_ack *extack)

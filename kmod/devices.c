@@ -133,10 +133,13 @@ static int ds_dev_event(struct notifier_block *nb, unsigned long event,
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 
 	ASSERT_RTNL();
-	if (event == NETDEV_REGISTER)
+	if (event == NETDEV_REGISTER) {
 		ds_dev_add(dev);
-	else if (event == NETDEV_UNREGISTER)
+	} else if (event == NETDEV_UNREGISTER) {
+		/* its last counts, while its statistics can be read */
+		ds_devctrs_unregister(dev);
 		ds_dev_del(dev);
+	}
 	return NOTIFY_DONE;
 }
 

@@ -378,6 +378,7 @@ struct ds_devctr {
 extern const struct ds_source ds_dev_source;
 
 void ds_devctrs_stats(u64 *ctrs, u64 *lost);
+void ds_devctrs_unregister(struct net_device *dev);
 u32 ds_devctrs_count(void);
 const struct ds_devctr *ds_devctr_at(u32 i);
 int ds_devctr_put(struct sk_buff *skb, const struct ds_devctr *e, bool alert);

@@ -43,7 +43,7 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	stacks_unload
 	export_prometheus export_textfile export_reload export_bad completion
 	fuzz_netlink cycles unload_dump
-	four_clis privileges preempt_probes hw_traps dev_counters layer_masks layer_export hw_unload)
+	four_clis privileges preempt_probes hw_traps dev_counters dev_gone layer_masks layer_export hw_unload)
 
 usage() {
 	echo "usage: tests/lab/run.sh [-l] [-t NAME]...   (-l lists the tests)"
