@@ -47,7 +47,16 @@ CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Werror -std=gnu11 -Iinclude/uapi -Iuser \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS_NL := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-LDLIBS_CLI := $(LDLIBS_NL) -lreadline -lpcap -lmicrohttpd -lpthread -ldw
+LDLIBS_CLI := $(LDLIBS_NL) -lpthread
+# The libraries that only some commands use, opened when first needed
+# (user/lib/dl.c) by the names they are installed under: their SONAMEs,
+# read from the development links the build has
+soname = $(or $(shell objdump -p $$($(CC) -print-file-name=lib$(1).so) \
+	2>/dev/null | sed -n 's/^ *SONAME *//p'),$(error lib$(1).so: no such library with a SONAME (scripts/deps installs it)))
+DL_FLAGS = -DDS_SO_PCAP='"$(call soname,pcap)"' \
+	-DDS_SO_MHD='"$(call soname,microhttpd)"' \
+	-DDS_SO_DW='"$(call soname,dw)"' \
+	-DDS_SO_READLINE='"$(call soname,readline)"'
 
 # user/lib/: the library (transport, model, names, loop, printing);
 # user/: the shell (main.c, cmd.c, complete.c) and the command files
@@ -68,7 +77,7 @@ all: module user
 user: user/dropscope
 
 user/dropscope: $(CLI_SRC) $(CLI_HDR)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_SRC) $(LDLIBS_CLI)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DL_FLAGS) $(LDFLAGS) -o $@ $(CLI_SRC) $(LDLIBS_CLI)
 
 # Each kernel release builds in a tree of its own under build/kmod, so that
 # the lab kernels can be built side by side; the last one built is also
@@ -99,10 +108,10 @@ kernels:
 	done
 
 tests/unit/test_cli: tests/unit/test_cli.c $(CLI_LIB) $(CLI_HDR)
-	$(CC) $(CFLAGS) -o $@ tests/unit/test_cli.c $(CLI_LIB) $(LDLIBS_NL) -lpcap -lmicrohttpd -lpthread -ldw -lcmocka
+	$(CC) $(CFLAGS) $(DL_FLAGS) -o $@ tests/unit/test_cli.c $(CLI_LIB) $(LDLIBS_NL) -lpthread -lcmocka
 
 tests/unit/test_lib: tests/unit/test_lib.c $(LIB_SRC) $(CLI_HDR)
-	$(CC) $(CFLAGS) -o $@ tests/unit/test_lib.c $(LIB_SRC) $(LDLIBS_NL) -lpcap -ldw -lcmocka
+	$(CC) $(CFLAGS) $(DL_FLAGS) -o $@ tests/unit/test_lib.c $(LIB_SRC) $(LDLIBS_NL) -lcmocka
 
 unit: tests/unit/test_cli tests/unit/test_lib
 	tests/unit/test_cli

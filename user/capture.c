@@ -102,23 +102,36 @@ static int ds_cap_turn(void *arg, int *wait)
 	return c->k.ended || c->write_err || (c->want && c->written >= c->want);
 }
 
+/* libpcap: the filter compiler, opened when a capture has a filter */
+#define DS_PCAP_SYMS(X) X(pcap_open_dead) X(pcap_compile) X(pcap_geterr) \
+	X(pcap_close) X(pcap_freecode)
+static struct { DS_PCAP_SYMS(DS_DL_PTR) } ds_pcap;
+static const char *const ds_pcap_names[] = { DS_PCAP_SYMS(DS_DL_NAME) };
+
 /* Compile expr for raw IP packets; errors are libpcap's, printed. */
 static int ds_cap_compile(const char *expr, uint32_t snaplen,
 			  struct bpf_program *prog)
 {
-	pcap_t *p = pcap_open_dead(DLT_RAW, (int)snaplen);
+	char why[512];
+	pcap_t *p;
 	int err = 0;
 
+	if (ds_dl_open(DS_SO_PCAP, ds_pcap_names, DS_N(ds_pcap_names), &ds_pcap,
+		       why, sizeof(why))) {
+		fprintf(stderr, "dropscope: capture: filter: %s\n", why);
+		return DS_EFAIL;
+	}
+	p = ds_pcap.pcap_open_dead(DLT_RAW, (int)snaplen);
 	if (!p) {
 		fprintf(stderr, "dropscope: capture: libpcap: out of memory\n");
 		return DS_EFAIL;
 	}
-	if (pcap_compile(p, prog, expr, 1, PCAP_NETMASK_UNKNOWN)) {
+	if (ds_pcap.pcap_compile(p, prog, expr, 1, PCAP_NETMASK_UNKNOWN)) {
 		fprintf(stderr, "dropscope: capture: filter: %s\n",
-			pcap_geterr(p));
+			ds_pcap.pcap_geterr(p));
 		err = DS_EUSAGE;
 	}
-	pcap_close(p);
+	ds_pcap.pcap_close(p);
 	return err;
 }
 
@@ -291,6 +304,7 @@ out_nl:
 	ds_nl_close(l.nl);
 	free(c.reasons.v);
 out_prog:
-	pcap_freecode(&prog);
+	if (expr)	/* compiled: libpcap is open */
+		ds_pcap.pcap_freecode(&prog);
 	return err;
 }

@@ -147,6 +147,13 @@ static int ds_textfile_write(const char *path, const char *text, size_t len)
 	return 0;
 }
 
+/* libmicrohttpd: opened when export listens */
+#define DS_MHD_SYMS(X) X(MHD_create_response_from_buffer) \
+	X(MHD_add_response_header) X(MHD_queue_response) \
+	X(MHD_destroy_response) X(MHD_start_daemon) X(MHD_stop_daemon)
+static struct { DS_MHD_SYMS(DS_DL_PTR) } ds_mhd;
+static const char *const ds_mhd_names[] = { DS_MHD_SYMS(DS_DL_NAME) };
+
 static enum MHD_Result ds_http_reply(struct MHD_Connection *c,
 				     unsigned int status, const char *type,
 				     char *body, size_t len,
@@ -155,15 +162,15 @@ static enum MHD_Result ds_http_reply(struct MHD_Connection *c,
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(len, body, mode);
+	r = ds_mhd.MHD_create_response_from_buffer(len, body, mode);
 	if (!r) {
 		if (mode == MHD_RESPMEM_MUST_FREE)
 			free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, "Content-Type", type);
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+	ds_mhd.MHD_add_response_header(r, "Content-Type", type);
+	ret = ds_mhd.MHD_queue_response(c, status, r);
+	ds_mhd.MHD_destroy_response(r);
 	return ret;
 }
 
@@ -347,6 +354,11 @@ int cmd_export(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	if (!listen_at && !e.textfile)
 		listen_at = "127.0.0.1:" DS_EXPORT_PORT;
 	x.m.max_sites = (size_t)sites;
+	if (listen_at && ds_dl_open(DS_SO_MHD, ds_mhd_names, DS_N(ds_mhd_names),
+				    &ds_mhd, why, sizeof(why))) {
+		fprintf(stderr, "dropscope: export: --listen: %s\n", why);
+		return DS_EFAIL;
+	}
 	if (listen_at) {
 		fd = ds_export_listen(listen_at, why, sizeof(why));
 		if (fd < 0) {
@@ -357,11 +369,12 @@ int cmd_export(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	}
 	pthread_mutex_init(&x.lock, NULL);
 	if (fd >= 0) {
-		d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
-				     MHD_USE_ERROR_LOG, 0, NULL, NULL, ds_http,
-				     &x, MHD_OPTION_LISTEN_SOCKET, fd,
-				     MHD_OPTION_CONNECTION_TIMEOUT, 30U,
-				     MHD_OPTION_END);
+		d = ds_mhd.MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
+					    MHD_USE_ERROR_LOG, 0, NULL, NULL,
+					    ds_http, &x,
+					    MHD_OPTION_LISTEN_SOCKET, fd,
+					    MHD_OPTION_CONNECTION_TIMEOUT, 30U,
+					    MHD_OPTION_END);
 		if (!d) {
 			fprintf(stderr, "dropscope: export: the HTTP server did not start\n");
 			close(fd);
@@ -379,7 +392,7 @@ int cmd_export(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	if (!e.status)
 		e.status = err;
 	if (d)
-		MHD_stop_daemon(d);
+		ds_mhd.MHD_stop_daemon(d);
 	pthread_mutex_destroy(&x.lock);
 	ds_metrics_free(&x.m);
 	return e.status;

@@ -79,6 +79,14 @@ static int ds_batch(const char *path)
 	return status;
 }
 
+/* readline: opened when the shell starts */
+#define DS_RL_SYMS(X) X(readline) X(add_history) X(read_history) \
+	X(write_history) X(rl_completion_matches) X(rl_line_buffer) \
+	X(rl_attempted_completion_over) X(rl_readline_name) \
+	X(rl_attempted_completion_function)
+static struct { DS_RL_SYMS(DS_DL_PTR) } ds_rl;
+static const char *const ds_rl_names[] = { DS_RL_SYMS(DS_DL_NAME) };
+
 /* readline completion over the command table */
 static char *ds_rl_words[DS_MAXARGS];
 static int ds_rl_nwords;
@@ -96,39 +104,44 @@ static char **ds_rl_complete(const char *text, int start, int end)
 	int n;
 
 	(void)end;
-	rl_attempted_completion_over = 1;
-	snprintf(buf, sizeof(buf), "%.*s", start, rl_line_buffer);
+	*ds_rl.rl_attempted_completion_over = 1;
+	snprintf(buf, sizeof(buf), "%.*s", start, *ds_rl.rl_line_buffer);
 	n = ds_split(buf, ds_rl_words, DS_MAXARGS);
 	ds_rl_nwords = n < 0 ? 0 : n;
-	return rl_completion_matches(text, ds_rl_gen);
+	return ds_rl.rl_completion_matches(text, ds_rl_gen);
 }
 
 static int ds_shell(void)
 {
-	char hist[PATH_MAX] = "";
+	char hist[PATH_MAX] = "", why[512];
 	const char *home = getenv("HOME");
 	int status = DS_OK;
 	char *line;
 
+	if (ds_dl_open(DS_SO_READLINE, ds_rl_names, DS_N(ds_rl_names), &ds_rl,
+		       why, sizeof(why))) {
+		fprintf(stderr, "dropscope: the shell: %s\n", why);
+		return DS_EFAIL;
+	}
 	ds_ctx.interactive = true;
-	rl_readline_name = "dropscope";
-	rl_attempted_completion_function = ds_rl_complete;
+	*ds_rl.rl_readline_name = "dropscope";
+	*ds_rl.rl_attempted_completion_function = ds_rl_complete;
 	if (home) {
 		snprintf(hist, sizeof(hist), "%s/.dropscope_history", home);
-		read_history(hist);
+		ds_rl.read_history(hist);
 	}
 	printf("dropscope %s: type help for commands, Tab completes\n",
 	       DS_VERSION);
-	while (!ds_ctx.quit && (line = readline("dropscope> "))) {
+	while (!ds_ctx.quit && (line = ds_rl.readline("dropscope> "))) {
 		if (*line)
-			add_history(line);
+			ds_rl.add_history(line);
 		status = ds_run_line(line, "");
 		free(line);
 	}
 	if (!ds_ctx.quit)
 		putchar('\n');
 	if (*hist)
-		write_history(hist);
+		ds_rl.write_history(hist);
 	return status;
 }
 

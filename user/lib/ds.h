@@ -4,7 +4,8 @@
  * (nl.c, model.c, rule.c), smc.ko's families (smc.c), names (names.c),
  * kernel symbols (kallsyms.c), the loop of the commands that run on
  * (loop.c), arguments (util.c), what several commands print (show.c,
- * through print.c), Prometheus series (metrics.c) and pcapng (pcapng.c).
+ * through print.c), Prometheus series (metrics.c), pcapng (pcapng.c) and
+ * the libraries opened when first needed (dl.c).
  * It calls nothing above it.
  */
 #ifndef DS_LIB_H
@@ -32,6 +33,21 @@ enum ds_status {
 	DS_EPERM = 4,		/* not permitted (CAP_NET_ADMIN needed) */
 	DS_ECONDITION = 5,	/* run: a condition failed */
 };
+
+/*
+ * dl.c: a library opened when first needed. Its symbols are listed once,
+ * X(name) for each, in a macro LIST; then
+ *   static struct { LIST(DS_DL_PTR) } lib;
+ *   static const char *const lib_names[] = { LIST(DS_DL_NAME) };
+ * and ds_dl_open(SONAME, lib_names, DS_N(lib_names), &lib, ...) fills lib
+ * with the symbols' addresses (once: 0 at once afterwards), typed as the
+ * library's header declares them; -1 with why if the library or a symbol
+ * is missing. The SONAMEs are the build's (Makefile: DS_SO_*).
+ */
+#define DS_DL_PTR(sym) __typeof__(sym) *sym;
+#define DS_DL_NAME(sym) #sym,
+int ds_dl_open(const char *soname, const char *const *names, size_t n,
+	       void *syms, char *why, size_t len);
 
 /* nl.c: the netlink session */
 struct ds_nl;

@@ -30,10 +30,15 @@ struct ds_lines {
 	int64_t bias;		/* running address less the file's */
 };
 
-static const Dwfl_Callbacks ds_dwfl_cb = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
+/* libdw: opened when lines are asked for */
+#define DS_DW_SYMS(X) X(dwfl_begin) X(dwfl_end) X(dwfl_errmsg) \
+	X(dwfl_report_offline) X(dwfl_report_end) X(dwfl_module_build_id) \
+	X(dwfl_module_getsymtab) X(dwfl_module_getsym) \
+	X(dwfl_module_getdwarf) X(dwfl_module_getsrc) X(dwfl_lineinfo) \
+	X(dwfl_standard_find_debuginfo) X(dwfl_offline_section_address)
+static struct { DS_DW_SYMS(DS_DL_PTR) } ds_dw;
+static const char *const ds_dw_names[] = { DS_DW_SYMS(DS_DL_NAME) };
+static Dwfl_Callbacks ds_dwfl_cb;
 
 /* The file's GNU build id as hex, "" if none. */
 static void ds_file_build_id(Dwfl_Module *mod, char *out, size_t len)
@@ -43,7 +48,7 @@ static void ds_file_build_id(Dwfl_Module *mod, char *out, size_t len)
 	int n, i;
 
 	out[0] = '\0';
-	n = dwfl_module_build_id(mod, &bits, &vaddr);
+	n = ds_dw.dwfl_module_build_id(mod, &bits, &vaddr);
 	for (i = 0; i < n && (size_t)(2 * i + 2) < len; i++)
 		snprintf(out + 2 * i, 3, "%02x", bits[i]);
 }
@@ -51,12 +56,12 @@ static void ds_file_build_id(Dwfl_Module *mod, char *out, size_t len)
 /* _stext's address in the file, or 0. */
 static uint64_t ds_file_stext(Dwfl_Module *mod)
 {
-	int i, n = dwfl_module_getsymtab(mod);
+	int i, n = ds_dw.dwfl_module_getsymtab(mod);
 	const char *name;
 	GElf_Sym sym;
 
 	for (i = 1; i < n; i++) {
-		name = dwfl_module_getsym(mod, i, &sym, NULL);
+		name = ds_dw.dwfl_module_getsym(mod, i, &sym, NULL);
 		if (name && !strcmp(name, "_stext"))
 			return sym.st_value;
 	}
@@ -75,13 +80,13 @@ static struct ds_lines *ds_lines_try(const char *path,
 
 	if (!l)
 		return NULL;
-	l->dwfl = dwfl_begin(&ds_dwfl_cb);
+	l->dwfl = ds_dw.dwfl_begin(&ds_dwfl_cb);
 	if (!l->dwfl)
 		goto fail;
-	l->mod = dwfl_report_offline(l->dwfl, "kernel", path, -1);
-	dwfl_report_end(l->dwfl, NULL, NULL);
+	l->mod = ds_dw.dwfl_report_offline(l->dwfl, "kernel", path, -1);
+	ds_dw.dwfl_report_end(l->dwfl, NULL, NULL);
 	if (!l->mod) {
-		snprintf(why, len, "%.400s: %s", path, dwfl_errmsg(-1));
+		snprintf(why, len, "%.400s: %s", path, ds_dw.dwfl_errmsg(-1));
 		goto fail;
 	}
 	ds_file_build_id(l->mod, id, sizeof(id));
@@ -90,7 +95,7 @@ static struct ds_lines *ds_lines_try(const char *path,
 			 id[0] ? id : "none");
 		goto fail;
 	}
-	if (!dwfl_module_getdwarf(l->mod, &bias)) {
+	if (!ds_dw.dwfl_module_getdwarf(l->mod, &bias)) {
 		snprintf(why, len, "%.400s: no DWARF", path);
 		goto fail;
 	}
@@ -142,6 +147,13 @@ struct ds_lines *ds_lines_open(const struct ds_syms *syms, char *why,
 		snprintf(paths[n++], sizeof(paths[0]),
 			 "/lib/modules/%s/build/vmlinux", u.release);
 	}
+	if (ds_dl_open(DS_SO_DW, ds_dw_names, DS_N(ds_dw_names), &ds_dw, one,
+		       sizeof(one))) {
+		snprintf(why, len, "frames without lines: %s", one);
+		return NULL;
+	}
+	ds_dwfl_cb.find_debuginfo = ds_dw.dwfl_standard_find_debuginfo;
+	ds_dwfl_cb.section_address = ds_dw.dwfl_offline_section_address;
 	for (i = 0; i < n; i++) {
 		if (access(paths[i], R_OK)) {
 			ds_append(tried, sizeof(tried), ", ", paths[i]);
@@ -166,10 +178,10 @@ bool ds_lines_get(struct ds_lines *l, uint64_t addr, char *buf, size_t len)
 
 	if (!l || addr < l->start || addr > l->end)
 		return false;
-	line = dwfl_module_getsrc(l->mod, (Dwarf_Addr)(addr - 1 - l->bias));
+	line = ds_dw.dwfl_module_getsrc(l->mod, (Dwarf_Addr)(addr - 1 - l->bias));
 	if (!line)
 		return false;
-	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	file = ds_dw.dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 	if (!file)
 		return false;
 	snprintf(buf, len, "%s:%d", file, lineno);
@@ -181,6 +193,6 @@ void ds_lines_close(struct ds_lines *l)
 	if (!l)
 		return;
 	if (l->dwfl)
-		dwfl_end(l->dwfl);
+		ds_dw.dwfl_end(l->dwfl);
 	free(l);
 }
