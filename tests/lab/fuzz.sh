@@ -4,8 +4,10 @@
 # tests/lab/run.sh, which runs it (its helpers, KTAP results, per-test
 # names and cleanup).
 #
-# make check runs a short fuzz: FUZZ_N messages (default 20000) from seed
-# FUZZ_SEED (default 1). The full run is
+# make check runs a short fuzz: FUZZ_N messages (default 7000) from seed
+# FUZZ_SEED (default: the kernel release's cksum, so that each kernel of
+# make check fuzzes with messages of its own; the result names the seed
+# to run again). The full run is
 #   FUZZ_N=100000 tests/lab/run.sh -t fuzz_netlink
 
 FUZZ=tests/fuzz/bin/nlfuzz
@@ -15,7 +17,8 @@ FUZZ=tests/fuzz/bin/nlfuzz
 # was (the fuzzer reads it back after each), and afterwards the module
 # still counts exactly and the kernel logged no warning.
 test_fuzz_netlink() {
-	local n=${FUZZ_N:-20000} s=${FUZZ_SEED:-1} gen_pid out rc
+	local n=${FUZZ_N:-7000} s=${FUZZ_SEED:-$(uname -r | cksum | cut -d' ' -f1)}
+	local gen_pid out rc
 	[ -x $FUZZ ] || abort "$FUZZ is not built (make testbins)"
 	setup_module
 	dmesg -C
