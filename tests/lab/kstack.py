@@ -82,10 +82,12 @@ def main():
     if mine == theirs:
         print("stacks %d drops %d" % (len(mine), sum(mine.values())))
         return 0
+    # every frame of each stack that differs: two stacks may part only
+    # far from the site
     for k in sorted(set(mine) | set(theirs), key=str):
         if mine[k] != theirs[k]:
-            print("differs: dropscope %d bpftrace %d: %s" %
-                  (mine[k], theirs[k], " < ".join("%s+%d" % f if isinstance(f, tuple) else str(f) for f in k[:8])))
+            print("differs: dropscope %d bpftrace %d (%d frames): %s" %
+                  (mine[k], theirs[k], len(k), " < ".join("%s+%d" % f if isinstance(f, tuple) else str(f) for f in k)))
     return 1
 
 
