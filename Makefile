@@ -70,11 +70,15 @@ CLI_HDR := $(wildcard user/*.h user/lib/*.h) include/uapi/linux/dropscope.h
 
 .PHONY: all module user clean check check-debug lab bench deps kernels unit \
 	testbins spec-check checkpatch install install-cli install-module \
-	uninstall dkms-install dkms-uninstall dkms-source deb profile
+	uninstall dkms-install dkms-uninstall dkms-source deb profile cli-cflags
 
 all: module user
 
 user: user/dropscope
+
+# the flags the CLI's files build with, quoted for sh (tests/host/layers.sh)
+cli-cflags:
+	@printf '%s\n' "$(subst ",\",$(CFLAGS) $(DL_FLAGS))"
 
 user/dropscope: $(CLI_SRC) $(CLI_HDR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DL_FLAGS) $(LDFLAGS) -o $@ $(CLI_SRC) $(LDLIBS_CLI)

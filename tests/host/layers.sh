@@ -39,12 +39,12 @@ result "$([ -z "$named" ] && echo 1)" "kmod/monitor.c drives capture through its
 # The CLI's objects: who defines each global symbol, who uses it.
 obj=$(mktemp -d)
 trap 'rm -rf "$obj"' EXIT
+cflags=$(make -s --no-print-directory cli-cflags) || result 0 "the CLI's flags (make cli-cflags)"
 for f in user/*.c user/lib/*.c; do
 	o=${f#user/}
 	o=$obj/$(echo "${o%.c}" | tr / :).o
-	# shellcheck disable=SC2046 # pkg-config's words
-	cc -c -std=gnu11 -Iinclude/uapi -Iuser $(pkg-config --cflags libnl-genl-3.0) \
-		"$f" -o "$o" || result 0 "$f compiles"
+	# shellcheck disable=SC2086 # the flags' words
+	eval "cc -c $cflags" '"$f" -o "$o"' || result 0 "$f compiles"
 done
 for o in "$obj"/*.o; do
 	nm --defined-only "$o" | awk -v f="$(basename "$o" .o)" '$2 ~ /[TDBR]/ { print $3, f }'
