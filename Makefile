@@ -97,19 +97,21 @@ module:
 
 # Every lab kernel (6.1, 6.12, 6.12 PREEMPT_RT) with W=1 and sparse, and
 # the build with the preemptible-probe test for the lab; any warning fails.
-kernels:
+# The kernels build side by side (make -j): one's serial steps (modpost,
+# BTF, the link) leave a CPU to another's compiles.
+kernels: $(addprefix kernel-,$(shell scripts/kernels))
+
+kernel-%:
 	@mkdir -p build
-	@set -e; for k in $$(scripts/kernels); do \
-		for t in "" 1; do \
+	@set -e; k=$*; for t in "" 1; do \
 		$(MAKE) --no-print-directory module KVER=$$k PREEMPT_TEST=$$t KFLAGS="W=1 C=2" \
 			> build/kmod-$$k$${t:+-ptest}.log 2>&1 || \
 			{ cat build/kmod-$$k$${t:+-ptest}.log; exit 1; }; \
 		if grep -E "warning:|error:" build/kmod-$$k$${t:+-ptest}.log; then \
 			echo "module: warnings with $$k" >&2; exit 1; fi; \
-		done; \
-		echo "module: $$k built clean with W=1 and sparse (and PREEMPT_TEST=1)"; \
-		scripts/netdevsim $$k > /dev/null; \
-	done
+	done; \
+	echo "module: $$k built clean with W=1 and sparse (and PREEMPT_TEST=1)"; \
+	scripts/netdevsim $$k > /dev/null
 
 tests/unit/test_cli: tests/unit/test_cli.c $(CLI_LIB) $(CLI_HDR)
 	$(CC) $(CFLAGS) $(DL_FLAGS) -o $@ tests/unit/test_cli.c $(CLI_LIB) $(LDLIBS_NL) -lpthread -lcmocka
