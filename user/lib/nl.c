@@ -32,7 +32,20 @@ struct ds_nl {
 	int fn_err;
 	bool intr;		/* the dump was marked NLM_F_DUMP_INTR */
 	bool gone;		/* the controller announced our removal */
+	bool listening;		/* in a group: messages come unasked */
+	uint32_t dump_seq;	/* of the last dump read off the socket */
+	char *buf;		/* DS_NL_DUMP_BUF bytes, for dumps */
 };
+
+/*
+ * A dump is read straight off the socket, DS_NL_DUMP_BUF bytes a read:
+ * the kernel then fills its dump messages up to 32 KiB (netlink_dump()
+ * sizes them by the reader's largest read), and each message is handed
+ * over where it lies. libnl reads each one twice (a peek for its size,
+ * then the read) into a buffer of 16 KiB, and copies every message into
+ * a new nl_msg before its callback sees it.
+ */
+#define DS_NL_DUMP_BUF 32768
 
 /*
  * nla_parse() in one pass, with the checks libnl's policies make of the
@@ -194,19 +207,18 @@ static void ds_ctrl_msg(struct ds_nl *nl, struct nlmsghdr *nlh)
 		nl->gone = true;
 }
 
-static int ds_cb_valid(struct nl_msg *msg, void *arg)
+/* A message of data: to nl->fn if it is of our family; false to stop. */
+static bool ds_nl_valid(struct ds_nl *nl, struct nlmsghdr *nlh)
 {
 	struct nlattr *tb[DROPSCOPE_A_MAX + 1];
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct ds_nl *nl = arg;
 	int err;
 
 	if (nlh->nlmsg_type == GENL_ID_CTRL) {
 		ds_ctrl_msg(nl, nlh);
-		return NL_OK;
+		return true;
 	}
 	if (!nl->fn || nlh->nlmsg_type != nl->family)
-		return NL_OK;
+		return true;
 	err = nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN ? -EINVAL :
 	      ds_nla_parse(tb, DROPSCOPE_A_MAX,
 			   genlmsg_attrdata(nlmsg_data(nlh), 0),
@@ -214,11 +226,13 @@ static int ds_cb_valid(struct nl_msg *msg, void *arg)
 	if (!err)
 		err = nl->fn(tb, genlmsg_attrdata(nlmsg_data(nlh), 0),
 			     genlmsg_attrlen(nlmsg_data(nlh), 0), nl->arg);
-	if (err) {
-		nl->fn_err = err;
-		return NL_STOP;
-	}
-	return NL_OK;
+	nl->fn_err = err;
+	return !err;
+}
+
+static int ds_cb_valid(struct nl_msg *msg, void *arg)
+{
+	return ds_nl_valid(arg, nlmsg_hdr(msg)) ? NL_OK : NL_STOP;
 }
 
 int ds_nl_open(struct ds_nl **nlp)
@@ -263,6 +277,7 @@ void ds_nl_close(struct ds_nl *nl)
 	if (!nl)
 		return;
 	nl_socket_free(nl->sk);
+	free(nl->buf);
 	free(nl);
 }
 
@@ -285,6 +300,28 @@ struct nl_msg *ds_nl_msg(struct ds_nl *nl, uint8_t cmd, bool dump)
 	return msg;
 }
 
+static void ds_nl_begin(struct ds_nl *nl, ds_msg_fn fn, void *arg)
+{
+	nl->err = 0;
+	nl->fn_err = 0;
+	nl->intr = false;
+	nl->done = false;
+	nl->fn = fn;
+	nl->arg = arg;
+}
+
+/* What a request came to, once its answer was read. */
+static int ds_nl_end(struct ds_nl *nl)
+{
+	if (nl->fn_err && !nl->err)
+		ds_nl_set_error(nl, nl->fn_err < 0 ? nl->fn_err : -EINVAL,
+				"malformed reply from dropscope.ko");
+	if (nl->intr && !nl->err)
+		ds_nl_set_error(nl, -EAGAIN,
+				"dropscope.ko's tables kept changing during the dump: try again");
+	return nl->err;
+}
+
 int ds_nl_send(struct ds_nl *nl, struct nl_msg *msg, ds_msg_fn fn, void *arg)
 {
 	int err;
@@ -293,12 +330,7 @@ int ds_nl_send(struct ds_nl *nl, struct nl_msg *msg, ds_msg_fn fn, void *arg)
 		ds_nl_set_error(nl, -ENOMEM, NULL);
 		return nl->err;
 	}
-	nl->err = 0;
-	nl->fn_err = 0;
-	nl->intr = false;
-	nl->done = false;
-	nl->fn = fn;
-	nl->arg = arg;
+	ds_nl_begin(nl, fn, arg);
 	err = nl_send_auto(nl->sk, msg);
 	nlmsg_free(msg);
 	if (err < 0) {
@@ -316,18 +348,94 @@ int ds_nl_send(struct ds_nl *nl, struct nl_msg *msg, ds_msg_fn fn, void *arg)
 			break;
 		}
 	}
-	if (nl->fn_err && !nl->err)
-		ds_nl_set_error(nl, nl->fn_err < 0 ? nl->fn_err : -EINVAL,
-				"malformed reply from dropscope.ko");
-	if (nl->intr && !nl->err)
-		ds_nl_set_error(nl, -EAGAIN,
-				"dropscope.ko's tables kept changing during the dump: try again");
-	return nl->err;
+	return ds_nl_end(nl);
 }
 
 int ds_nl_do(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn, void *arg)
 {
 	return ds_nl_send(nl, ds_nl_msg(nl, cmd, false), fn, arg);
+}
+
+/* One message of a dump read off the socket (of sequence number seq). */
+static void ds_nl_dump_msg(struct ds_nl *nl, struct nlmsghdr *nlh,
+			   uint32_t seq)
+{
+	struct nlmsgerr *e = NLMSG_DATA(nlh);
+
+	if (nlh->nlmsg_type != GENL_ID_CTRL && nlh->nlmsg_seq != seq)
+		return;		/* not an answer to this dump */
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		nl->intr = true;
+	switch (nlh->nlmsg_type) {
+	case NLMSG_DONE:
+		nl->done = true;
+		break;
+	case NLMSG_ERROR:
+		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+			ds_nl_set_error(nl, -EIO, "truncated error message");
+		else if (e->error)
+			ds_nl_set_error(nl, e->error, ds_extack_msg(e));
+		nl->done = true;
+		break;
+	case NLMSG_NOOP:
+		break;
+	case NLMSG_OVERRUN:
+		ds_nl_set_error(nl, -EIO, "netlink overrun");
+		nl->done = true;
+		break;
+	default:
+		ds_nl_valid(nl, nlh);
+	}
+}
+
+/* A dump read straight off the socket (DS_NL_DUMP_BUF above). */
+static int ds_nl_dump_once(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn,
+			   void *arg)
+{
+	struct {
+		struct nlmsghdr n;
+		struct genlmsghdr g;
+	} req = {
+		.n = {
+			.nlmsg_len = sizeof(req),
+			.nlmsg_type = (uint16_t)nl->family,
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+			.nlmsg_seq = ++nl->dump_seq,
+		},
+		.g = { .cmd = cmd, .version = DROPSCOPE_GENL_VERSION },
+	};
+	int fd = nl_socket_get_fd(nl->sk);
+	struct nlmsghdr *nlh;
+	ssize_t n;
+	int len;
+
+	if (!nl->buf)
+		nl->buf = malloc(DS_NL_DUMP_BUF);
+	if (!nl->buf) {
+		ds_nl_set_error(nl, -ENOMEM, NULL);
+		return nl->err;
+	}
+	ds_nl_begin(nl, fn, arg);
+	if (send(fd, &req, sizeof(req), 0) < 0) {
+		ds_nl_set_error(nl, -EIO, strerror(errno));
+		return nl->err;
+	}
+	while (!nl->done && !nl->fn_err) {
+		n = recv(fd, nl->buf, DS_NL_DUMP_BUF, MSG_TRUNC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || n > DS_NL_DUMP_BUF) {
+			ds_nl_set_error(nl, -EIO, n < 0 ? strerror(errno) :
+					"a dump message larger than 32 KiB");
+			break;
+		}
+		len = (int)n;
+		for (nlh = (struct nlmsghdr *)nl->buf;
+		     NLMSG_OK(nlh, len) && !nl->done && !nl->fn_err;
+		     nlh = NLMSG_NEXT(nlh, len))
+			ds_nl_dump_msg(nl, nlh, req.n.nlmsg_seq);
+	}
+	return ds_nl_end(nl);
 }
 
 /* How many times an interrupted dump is run in all, as "wg" retries. */
@@ -339,7 +447,11 @@ int ds_nl_dump(struct ds_nl *nl, uint8_t cmd, ds_msg_fn fn,
 	int err, tries = 0;
 
 	for (;;) {
-		err = ds_nl_send(nl, ds_nl_msg(nl, cmd, true), fn, arg);
+		/* a socket in a group takes alerts too: libnl's loop */
+		if (nl->listening)
+			err = ds_nl_send(nl, ds_nl_msg(nl, cmd, true), fn, arg);
+		else
+			err = ds_nl_dump_once(nl, cmd, fn, arg);
 		if (err != -EAGAIN || !nl->intr || ++tries == DS_DUMP_TRIES)
 			return err;
 		/* start over: the partial results go */
@@ -368,6 +480,7 @@ int ds_nl_listen(struct ds_nl *nl)
 		return nl->err;
 	}
 	nl_socket_disable_seq_check(nl->sk);
+	nl->listening = true;
 	err = nl_socket_add_membership(nl->sk, ctrl);
 	if (err < 0) {
 		ds_nl_set_error(nl, -EIO, nl_geterror(err));
@@ -405,6 +518,7 @@ int ds_nl_join_alerts(struct ds_nl *nl)
 		ds_nl_set_error(nl, -EIO, "cannot find the controller's notify group");
 		return nl->err;
 	}
+	nl->listening = true;
 	err = nl_socket_add_membership(nl->sk, ctrl);
 	if (err < 0) {
 		ds_nl_set_error(nl, -EIO, nl_geterror(err));
