@@ -99,7 +99,9 @@ module:
 # the build with the preemptible-probe test for the lab; any warning fails.
 # The kernels build side by side (make -j): one's serial steps (modpost,
 # BTF, the link) leave a CPU to another's compiles.
-kernels: $(addprefix kernel-,$(shell scripts/kernels))
+kernels:
+	@ks=$$(scripts/kernels) && \
+		$(MAKE) --no-print-directory $$(printf 'kernel-%s ' $$ks)
 
 kernel-%:
 	@mkdir -p build
