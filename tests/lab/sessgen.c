@@ -239,6 +239,12 @@ static int tcpdrop(unsigned long count)
 	return 0;
 }
 
+static unsigned long long tv_ns(struct timeval tv)
+{
+	return (unsigned long long)tv.tv_sec * 1000000000ULL +
+	       (unsigned long long)tv.tv_usec * 1000ULL;
+}
+
 static int timed(char **argv)
 {
 	unsigned long long user, sys;
@@ -261,10 +267,8 @@ static int timed(char **argv)
 		fprintf(stderr, "sessgen: %s failed\n", argv[0]);
 		return 1;
 	}
-	user = (unsigned long long)ru.ru_utime.tv_sec * 1000000000ULL +
-	       (unsigned long long)ru.ru_utime.tv_usec * 1000ULL;
-	sys = (unsigned long long)ru.ru_stime.tv_sec * 1000000000ULL +
-	      (unsigned long long)ru.ru_stime.tv_usec * 1000ULL;
+	user = tv_ns(ru.ru_utime);
+	sys = tv_ns(ru.ru_stime);
 	printf("ns %llu user %llu sys %llu\n", user + sys, user, sys);
 	return 0;
 }
