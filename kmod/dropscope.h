@@ -697,6 +697,7 @@ struct ds_stacks_stats {
 	u64 stacks;		/* distinct stacks folded */
 	u64 lost;		/* drops whose stack found no room at all */
 	u64 siteless;		/* drops whose stack did not reach the site */
+	u64 walked;		/* drops whose stack the unwinder walked */
 };
 
 /* In the probe's slow path: the stack's id, or 0 (not taken, or lost). */

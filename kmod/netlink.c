@@ -320,6 +320,8 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 			      DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_DEVCTRS_LOST, devlost,
 			      DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_STACKS_WALKED, sk.walked,
+			      DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESS_EVENTS_LOST,
 			      ss.events_lost, DROPSCOPE_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);

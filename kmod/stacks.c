@@ -4,11 +4,14 @@
  * stacks rule matches (all of them without one), counted per CPU and
  * folded with the sites.
  *
- * A matching drop is unwound in the probe (stack_trace_save()); the
- * frames below the drop site, the probe, the tracepoint and the function
- * that fired it, are cut at the first frame equal to the drop's location,
- * so that frames[0] is the site. At most DS_STACK_DEPTH frames are kept.
- * The frames, site and reason are hashed (jhash2) into the stack's id.
+ * A matching drop's stack is taken in the probe: the kernel's unwinder
+ * walks it the first time it is seen on a CPU, and the drops after it
+ * replay that walk, a few loads and a compare a frame (below: "Walks
+ * learnt"). The frames below the drop site, the probe, the tracepoint and
+ * the function that fired it, are cut at the first frame equal to the
+ * drop's location, so that frames[0] is the site. At most DS_STACK_DEPTH
+ * frames are kept. The frames, site and reason are hashed (jhash2) into
+ * the stack's id.
  *
  * Each CPU counts in a table of its own, written by the probe on that CPU
  * only, as the site tables are (probe.c): an open-addressing index of
@@ -40,14 +43,18 @@
 #include <linux/kallsyms.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/task_stack.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 #include <asm/local64.h>
+#include <asm/unwind.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
@@ -84,6 +91,7 @@ struct ds_stab {
 	u32 framed;		/* of them, with frames */
 	local64_t lost;		/* no room even without frames */
 	local64_t siteless;
+	local64_t walked;	/* stacks the unwinder walked */
 };
 
 DEFINE_STATIC_KEY_FALSE(ds_stacks_key);
@@ -101,7 +109,8 @@ static struct {
 	bool on;
 	bool slow;		/* holds a reference on ds_slow_key */
 	u32 gen;		/* bumped when the folded table empties */
-	u64 lost_base, siteless_base;	/* per-CPU sums at the last clear */
+	/* per-CPU sums at the last clear */
+	u64 lost_base, siteless_base, walked_base;
 } st;
 
 /* What a stack is looked up by. */
@@ -182,20 +191,22 @@ static void ds_skey_frameless(struct ds_skey *k)
 
 /*
  * Count n of k in t: in its entry, else a new one, else its site's entry
- * without frames. Returns the id it was counted under, or 0: lost. With
- * irq, a claim is made with local interrupts off (a CPU's table).
+ * without frames. Returns the entry it was counted in (k->id its id), or
+ * NULL: lost. With irq, a claim is made with local interrupts off (a
+ * CPU's table).
  */
-static u32 ds_stab_add(struct ds_stab *t, struct ds_skey *k, u64 n, bool irq)
+static struct ds_stack *ds_stab_add(struct ds_stab *t, struct ds_skey *k,
+				    u64 n, bool irq)
 {
 	struct ds_stack *e;
 	unsigned long flags = 0;
-	u32 slot, id = 0;
+	u32 slot;
 
 	for (;;) {
 		e = ds_stab_find(t, k, &slot);
 		if (e) {
 			local64_add(n, &e->count);
-			return k->id;
+			return e;
 		}
 		if (irq)
 			local_irq_save(flags);
@@ -208,10 +219,10 @@ static u32 ds_stab_add(struct ds_stab *t, struct ds_skey *k, u64 n, bool irq)
 		if (irq)
 			local_irq_restore(flags);
 		if (e)
-			return k->id;
+			return e;
 		if (!k->nr) {
 			local64_add(n, &t->lost);
-			return id;
+			return NULL;
 		}
 		ds_skey_frameless(k);
 	}
@@ -249,6 +260,528 @@ static noinline notrace void ds_stack_take(unsigned long loc, u32 reason,
 }
 
 /*
+ * Walks learnt. Each CPU keeps the last DS_CHAINS distinct walks its drops
+ * took from ds_stack_count()'s caller out to the end of the stack or past
+ * the site's DS_STACK_DEPTH frames: for each frame, the return address the
+ * unwinder found and the step that led to it from the frame before. A
+ * step is what one unwind_next_frame() does from a given ip and signal,
+ * which depends on that ip's ORC entry alone: where the previous frame's
+ * stack pointer is (an offset from this one's sp or bp, or the word there:
+ * a switch of stacks, a realigned frame), where its return address is
+ * (the word below, or the ip and sp of a pt_regs: an interrupt or entry
+ * frame), and where its bp is (kept, the word at an offset from the new
+ * sp or from bp, or the pt_regs' bp).
+ *
+ * A module cannot read the ORC tables; it can take a step on memory of its
+ * own. ds_step_learn() runs unwind_next_frame() from the ip on a pattern
+ * buffer of four regions, sp in the first and bp in the second, whose
+ * every word holds the address of the same word in another region: where
+ * the new sp, the regs and the new bp land says which register and which
+ * word each came from, and at what offset. The step found must then give,
+ * on the drop's own stack, exactly what the unwinder gave there. Steps
+ * through the registers of an earlier frame, and code the module cannot
+ * tell is text for good (BPF, ftrace trampolines), are not learnt: such a
+ * walk is taken whole each time.
+ *
+ * A drop then replays the walks of its site and reason, with interrupts
+ * off, from its own frame: each step a few loads, and a compare of the
+ * return address found with the one learnt. A walk whose every return
+ * address is the same visits the frames the unwinder would, one by one,
+ * so the drop's stack is the learnt one and it is counted in that stack's
+ * entry. Every pointer read from memory must point into the task's stack
+ * or the stack the walk started on; a walk that ends in user space checks
+ * that its last pt_regs are user mode. Any difference sends the drop to
+ * the unwinder, and its walk is learnt in place of the oldest. Loading or
+ * unloading a module forgets every walk (ds_chain_gen): its text, and so
+ * its ORC data, can change under an address.
+ */
+#define DS_CHAIN_MAX	(DS_STACK_SKIP + DS_STACK_DEPTH)
+#define DS_CHAINS	16
+
+/* The new sp's place: off from sp or bp, or at the word sp or bp+off. */
+enum { DS_SP_SP, DS_SP_BP, DS_SP_SP_IND, DS_SP_BP_IND };
+/* The return address: below the new sp, or a pt_regs' (full, iret only) */
+enum { DS_RA_CALL, DS_RA_REGS, DS_RA_IRET };
+/* The new bp: kept, the word at boff from the new sp or bp, the regs' */
+enum { DS_BP_KEEP, DS_BP_PREV_SP, DS_BP_BP, DS_BP_REGS };
+
+struct ds_step {
+	u8 sp, ra, bp;
+	s16 boff;
+	s32 off;
+};
+
+struct ds_chain {
+	unsigned long loc;
+	u32 reason;
+	u32 gen;		/* ds_chain_gen when learnt; 0: none */
+	struct ds_stack *e;	/* where its drops count; NULL: lost */
+	unsigned long lo, hi;	/* the stack it starts on, if not the task's */
+	u32 id;
+	u8 nr;			/* frames walked: ip[0..nr) */
+	u8 site;		/* ip[site] is loc */
+	u8 frames;		/* of them, counted: from the site on */
+	bool user;		/* one more step, to user-mode pt_regs */
+	struct ds_step step[DS_CHAIN_MAX + 1];
+	unsigned long ip[DS_CHAIN_MAX];
+};
+
+struct ds_chains {
+	bool learning;		/* a walk is being learnt on this CPU */
+	u8 next;		/* the walk to replace next */
+	u8 last;		/* the last replayed */
+	struct ds_chain c[DS_CHAINS];
+};
+
+static DEFINE_PER_CPU(struct ds_chains *, ds_chainsp);
+static atomic_t ds_chain_gen = ATOMIC_INIT(1);
+
+/*
+ * The pattern buffer: region r's word at offset o holds the address of
+ * offset o in region r ^ 2. Steps start with sp at DS_PAT_SP in region 0
+ * and bp at the middle of region 1.
+ */
+#define DS_PAT_REGION	8192
+#define DS_PAT_SP	1024
+static unsigned long *ds_pat;
+
+static unsigned long ds_pat_at(unsigned int region)
+{
+	return (unsigned long)ds_pat + region * DS_PAT_REGION;
+}
+
+/* The region of address a, or -1. */
+static int ds_pat_region(unsigned long a)
+{
+	if (a < ds_pat_at(0) || a >= ds_pat_at(4))
+		return -1;
+	return (a - ds_pat_at(0)) / DS_PAT_REGION;
+}
+
+/* Where the word that holds v is. */
+static unsigned long ds_pat_src(unsigned long v)
+{
+	return v ^ (2 * DS_PAT_REGION);
+}
+
+static int ds_pat_alloc(void)
+{
+	unsigned int i, n = 4 * DS_PAT_REGION / sizeof(long);
+
+	if (ds_pat)
+		return 0;
+	/* aligned to its size, so that region r ^ 2 is an xor away */
+	ds_pat = (unsigned long *)__get_free_pages(GFP_KERNEL,
+						   get_order(4 * DS_PAT_REGION));
+	if (!ds_pat)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		ds_pat[i] = ds_pat_src((unsigned long)&ds_pat[i]);
+	return 0;
+}
+
+/* A module's text, not BPF's, an ftrace or kprobe trampoline's. */
+static noinline bool ds_module_text(unsigned long ip)
+{
+	char sym[KSYM_SYMBOL_LEN], *mod;
+	size_t n;
+
+	sprint_symbol(sym, ip);
+	n = strlen(sym);
+	mod = strrchr(sym, '[');
+	return n && sym[n - 1] == ']' && mod && strcmp(mod, "[bpf]") &&
+	       strncmp(mod, "[__builtin__", 12);
+}
+
+/* The text of ip stays the same code until a module comes or goes. */
+static bool ds_text_lasts(unsigned long ip)
+{
+	if (ip >= __START_KERNEL_map && ip < MODULES_VADDR)
+		return true;
+	return ip >= MODULES_VADDR && ip < MODULES_END && ds_module_text(ip);
+}
+
+/* len bytes at a lie in the task's stack, or in the walk's first one. */
+static __always_inline bool ds_on_stack(const struct ds_chain *c,
+					unsigned long a, size_t len)
+{
+	unsigned long lo = (unsigned long)task_stack_page(current);
+
+	return (a >= lo && a - lo <= THREAD_SIZE - len) ||
+	       (a >= c->lo && a < c->hi && c->hi - a >= len);
+}
+
+/* a and b lie in the same stack of the two */
+static __always_inline bool ds_same_stack(const struct ds_chain *c,
+					  unsigned long a, unsigned long b)
+{
+	unsigned long lo = (unsigned long)task_stack_page(current);
+
+	return (a - lo < THREAD_SIZE && b - lo < THREAD_SIZE) ||
+	       (a - c->lo < c->hi - c->lo && b - c->lo < c->hi - c->lo);
+}
+
+static __always_inline unsigned long ds_word(unsigned long a)
+{
+	return READ_ONCE_NOCHECK(*(unsigned long *)a);
+}
+
+/*
+ * Step t from (sp, bp) on the drop's stack: the new frame's ip, sp and bp,
+ * and its pt_regs if any. False if a pointer read from memory points off
+ * the stacks.
+ */
+static __always_inline bool ds_step_take(const struct ds_chain *c,
+					 const struct ds_step *t,
+					 unsigned long *ip, unsigned long *sp,
+					 unsigned long *bp,
+					 struct pt_regs **regsp)
+{
+	unsigned long a, v = 0;
+	struct pt_regs *regs;
+
+	switch (t->sp) {
+	case DS_SP_SP:
+		v = *sp + t->off;
+		break;
+	case DS_SP_BP:
+		v = *bp + t->off;
+		if (!ds_on_stack(c, v - sizeof(long), sizeof(long)))
+			return false;
+		break;
+	case DS_SP_SP_IND:
+		v = ds_word(*sp) + t->off;
+		if (!ds_on_stack(c, v - sizeof(long), sizeof(long)))
+			return false;
+		break;
+	case DS_SP_BP_IND:
+		a = *bp + t->off;
+		if (!ds_on_stack(c, a, sizeof(long)))
+			return false;
+		v = ds_word(a);
+		if (!ds_on_stack(c, v - sizeof(long), sizeof(long)))
+			return false;
+		break;
+	}
+	if (t->bp == DS_BP_BP) {
+		a = *bp + t->boff;
+		if (!ds_on_stack(c, a, sizeof(long)))
+			return false;
+		*bp = ds_word(a);
+	} else if (t->bp == DS_BP_PREV_SP) {
+		*bp = ds_word(v + t->boff);
+	}
+	*regsp = NULL;
+	if (t->ra == DS_RA_CALL) {
+		*ip = ds_word(v - sizeof(long));
+		if (t->sp == DS_SP_SP) {	/* up by a positive offset */
+			*sp = v;
+			return true;
+		}
+	} else {
+		regs = (struct pt_regs *)(t->ra == DS_RA_REGS ? v :
+					  v - IRET_FRAME_OFFSET);
+		if (!ds_on_stack(c, (unsigned long)regs, sizeof(*regs)))
+			return false;
+		*ip = ds_word((unsigned long)&regs->ip);
+		v = ds_word((unsigned long)&regs->sp);
+		if (t->bp == DS_BP_REGS)
+			*bp = ds_word((unsigned long)&regs->bp);
+		*regsp = regs;
+		if (ds_word((unsigned long)&regs->cs) & 3) {
+			*sp = v;	/* user mode: the walk ends here */
+			return true;
+		}
+		if (!ds_on_stack(c, v - sizeof(long), sizeof(long)))
+			return false;
+	}
+	/* on the same stack, up it, as the unwinder checks */
+	if (ds_same_stack(c, v, *sp) && v <= *sp)
+		return false;
+	*sp = v;
+	return true;
+}
+
+/*
+ * The step the unwinder took from *b (before) to *a (after), into c's
+ * step i; false if it is not one a replay can take.
+ */
+static bool ds_step_learn(struct ds_chain *c, unsigned int i,
+			  const struct unwind_state *b,
+			  const struct unwind_state *a)
+{
+	unsigned long sp0 = ds_pat_at(0) + DS_PAT_SP;
+	unsigned long bp0 = ds_pat_at(1) + DS_PAT_REGION / 2;
+	unsigned long v, ip, sp, bp, src;
+	struct ds_step *t = &c->step[i];
+	struct pt_regs *regs;
+	struct unwind_state s;
+	long boff;
+
+	memset(&s, 0, sizeof(s));
+	s.task = current;
+	s.stack_info.type = STACK_TYPE_TASK;
+	s.stack_info.begin = ds_pat;
+	s.stack_info.end = (unsigned long *)ds_pat_at(4);
+	s.ip = b->ip;
+	s.signal = b->signal;
+	s.sp = sp0;
+	s.bp = bp0;
+	if (!unwind_next_frame(&s) || s.error)
+		return false;
+
+	/* the pt_regs, or the new sp, where the step computed them */
+	t->ra = !s.regs ? DS_RA_CALL : s.full_regs ? DS_RA_REGS : DS_RA_IRET;
+	v = !s.regs ? s.sp : (unsigned long)s.regs +
+			     (s.full_regs ? 0 : IRET_FRAME_OFFSET);
+	switch (ds_pat_region(v)) {
+	case 0:
+		t->sp = DS_SP_SP;
+		t->off = v - sp0;
+		break;
+	case 1:
+		t->sp = DS_SP_BP;
+		t->off = v - bp0;
+		break;
+	case 2:		/* *(sp) + off: the word at sp0 holds sp0 ^ 2 regions */
+		t->sp = DS_SP_SP_IND;
+		t->off = v - ds_pat_src(sp0);
+		break;
+	default:	/* *(bp + off), a word of region 1's */
+		if (ds_pat_region(v) != 3)
+			return false;
+		t->sp = DS_SP_BP_IND;
+		t->off = ds_pat_src(v) - bp0;
+		break;
+	}
+
+	/* the new bp: kept, or the word it was read from */
+	if (s.bp == bp0) {
+		t->bp = DS_BP_KEEP;
+		boff = 0;
+	} else if (s.regs && s.full_regs &&
+		   s.bp == ds_pat_src((unsigned long)&s.regs->bp)) {
+		t->bp = DS_BP_REGS;
+		boff = 0;
+	} else {
+		src = ds_pat_src(s.bp);
+		if (ds_pat_region(src) == 1) {
+			t->bp = DS_BP_BP;
+			boff = src - bp0;
+		} else {
+			t->bp = DS_BP_PREV_SP;
+			boff = src - v;
+		}
+	}
+	if (boff != (s16)boff)
+		return false;
+	t->boff = boff;
+
+	/* The same step on the drop's stack must give what the unwinder did. */
+	ip = b->ip;
+	sp = b->sp;
+	bp = b->bp;
+	if (!ds_step_take(c, t, &ip, &sp, &bp, &regs))
+		return false;
+	return ip == a->ip && sp == a->sp && bp == a->bp && regs == a->regs;
+}
+
+/*
+ * The unwinder's walk, as stack_trace_save() takes it, into c, from the
+ * frame at stack pointer start (ds_stack_count()'s caller's), where bp
+ * is the caller's. Returns
+ * whether the site is among its first DS_STACK_SKIP frames, and in *ok
+ * whether every step can be replayed.
+ */
+static noinline notrace bool ds_chain_learn(struct ds_chain *c,
+					    unsigned long start,
+					    unsigned long bp,
+					    unsigned long loc, bool *ok)
+{
+	struct unwind_state s, b;
+	bool site = false;
+	unsigned int i;
+	unsigned long ip;
+
+	c->user = false;
+	unwind_start(&s, current, NULL, NULL);
+	for (i = 0; i < 3 && !unwind_done(&s) && s.sp != start; i++)
+		unwind_next_frame(&s);
+	/* there, bp is the one ds_stack_count() saved */
+	*ok = !unwind_done(&s) && s.sp == start && s.bp == bp &&
+	      (s.stack_info.type == STACK_TYPE_TASK ||
+	       s.stack_info.type == STACK_TYPE_IRQ);
+	c->lo = 0;
+	c->hi = 0;
+	if (*ok && s.stack_info.type != STACK_TYPE_TASK) {
+		c->lo = (unsigned long)s.stack_info.begin;
+		c->hi = (unsigned long)s.stack_info.end;
+	}
+	for (i = 0; !unwind_done(&s); i++) {
+		ip = unwind_get_return_address(&s);
+		if (!ip) {
+			/* the end of a walk from user space */
+			*ok = *ok && i && c->step[i].ra == DS_RA_REGS &&
+			      s.regs && user_mode(s.regs);
+			c->user = true;
+			break;
+		}
+		*ok = *ok && ds_text_lasts(ip);
+		c->ip[i] = ip;
+		if (!site && ip == loc && i < DS_STACK_SKIP) {
+			site = true;
+			c->site = i;
+		}
+		if (i + 1 == DS_CHAIN_MAX ||
+		    (site && i + 1 == c->site + DS_STACK_DEPTH) ||
+		    (!site && i + 1 == DS_STACK_SKIP)) {
+			i++;
+			break;
+		}
+		b = s;
+		unwind_next_frame(&s);
+		if (unwind_done(&s))
+			*ok = *ok && !s.error;
+		else if (*ok)
+			*ok = ds_step_learn(c, i + 1, &b, &s);
+	}
+	c->nr = i;
+	c->frames = site ? i - c->site : 0;
+	return site;
+}
+
+/* Replay c from its first frame's sp and bp: true if every frame is the same. */
+static __always_inline bool ds_chain_replay(const struct ds_chain *c,
+					    unsigned long sp,
+					    unsigned long bp)
+{
+	unsigned int i, n = c->nr + c->user;
+	struct pt_regs *regs;
+	unsigned long ip;
+
+	for (i = 1; i < n; i++) {
+		if (!ds_step_take(c, &c->step[i], &ip, &sp, &bp, &regs))
+			return false;
+		if (i == c->nr)	/* user_mode(), read as the unwinder reads */
+			return regs && (ds_word((unsigned long)&regs->cs) & 3);
+		if (ip != c->ip[i])
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Learn the drop's walk from start in place of this CPU's oldest, and
+ * count its stack in t. Returns false if it counted nothing (an interrupt
+ * while this CPU learns a walk), else true and in *id the stack's id, or
+ * 0: lost.
+ */
+static noinline notrace bool ds_stack_learn(struct ds_stab *t,
+					    struct ds_chains *cs,
+					    unsigned long start,
+					    unsigned long bp,
+					    unsigned long loc, u32 reason,
+					    u32 *id)
+{
+	u32 gen = atomic_read(&ds_chain_gen);
+	unsigned long flags;
+	struct ds_chain *c;
+	struct ds_skey k;
+	bool ok;
+
+	local_irq_save(flags);
+	if (cs->learning) {
+		local_irq_restore(flags);
+		return false;
+	}
+	cs->learning = true;
+	local64_inc(&t->walked);
+	c = &cs->c[cs->next];
+	c->gen = 0;
+	cs->next = (cs->next + 1) % DS_CHAINS;
+	local_irq_restore(flags);
+
+	k.loc = loc;
+	k.reason = reason;
+	k.siteless = !ds_chain_learn(c, start, bp, loc, &ok);
+	if (k.siteless) {
+		local64_inc(&t->siteless);
+		ds_skey_frameless(&k);
+		ok = false;
+	} else {
+		k.frames = c->ip + c->site;
+		k.nr = c->frames;
+		k.id = jhash2((const u32 *)k.frames,
+			      k.nr * sizeof(*k.frames) / sizeof(u32),
+			      (u32)loc ^ reason) | 1;
+	}
+	c->e = ds_stab_add(t, &k, 1, true);
+	c->id = c->e ? k.id : 0;
+	c->loc = loc;
+	c->reason = reason;
+	*id = c->id;
+
+	local_irq_save(flags);
+	c->gen = ok ? gen : 0;
+	cs->last = c - cs->c;
+	cs->learning = false;
+	local_irq_restore(flags);
+	return true;
+}
+
+/*
+ * Count the drop's stack in t: a learnt walk replayed, else the unwinder's
+ * walk, learnt. The walks start at this function's caller's frame, found
+ * from this one's frame address. Returns as ds_stack_learn() does.
+ */
+static noinline notrace bool ds_stack_count(struct ds_stab *t,
+					    struct ds_chains *cs,
+					    unsigned long loc, u32 reason,
+					    u32 *id)
+{
+	/* the saved frame pointer (the caller's bp), the return address */
+	unsigned long *fa = __builtin_frame_address(0);
+	unsigned long start = (unsigned long)(fa + 2), bp = ds_word((unsigned long)fa);
+	u32 gen = atomic_read(&ds_chain_gen);
+	const struct ds_chain *c;
+	unsigned long flags;
+	unsigned int i, j;
+
+	local_irq_save(flags);
+	for (i = 0; i < DS_CHAINS; i++) {
+		j = (cs->last + i) % DS_CHAINS;
+		c = &cs->c[j];
+		if (c->gen != gen || c->loc != loc || c->reason != reason ||
+		    !ds_chain_replay(c, start, bp))
+			continue;
+		cs->last = j;
+		if (c->e)
+			local64_inc(&c->e->count);
+		else
+			local64_inc(&t->lost);
+		*id = c->id;
+		local_irq_restore(flags);
+		return true;
+	}
+	local_irq_restore(flags);
+	return ds_stack_learn(t, cs, start, bp, loc, reason, id);
+}
+
+/* The drop's stack taken whole and counted in t: its id, or 0: lost. */
+static noinline notrace u32 ds_stack_whole(struct ds_stab *t,
+					   unsigned long loc, u32 reason)
+{
+	unsigned long buf[DS_STACK_DEPTH + DS_STACK_SKIP];
+	struct ds_skey k;
+
+	local64_inc(&t->walked);
+	ds_stack_take(loc, reason, buf, &k);
+	if (k.siteless)
+		local64_inc(&t->siteless);
+	return ds_stab_add(t, &k, 1, true) ? k.id : 0;
+}
+
+/*
  * A drop while stacks are on, in the probe's slow path (preemption off):
  * its stack counted when the rule matches. Returns its id, or 0: not
  * taken, or lost.
@@ -256,19 +789,18 @@ static noinline notrace void ds_stack_take(unsigned long loc, u32 reason,
 notrace u32 ds_stacks_drop(const struct sk_buff *skb, void *location,
 			   u32 reason)
 {
-	unsigned long buf[DS_STACK_DEPTH + DS_STACK_SKIP];
 	unsigned long loc = (unsigned long)location;
 	struct ds_stab *t;
-	struct ds_skey k;
+	u32 id;
 
 	if (st.rule.match &&
 	    !ds_rule_matches_drop(&st.rule, skb, loc, reason))
 		return 0;
 	t = *ds_this_cpu_ptr(&ds_stabs);
-	ds_stack_take(loc, reason, buf, &k);
-	if (k.siteless)
-		local64_inc(&t->siteless);
-	return ds_stab_add(t, &k, 1, true);
+	if (ds_stack_count(t, *ds_this_cpu_ptr(&ds_chainsp), loc, reason,
+			   &id))
+		return id;
+	return ds_stack_whole(t, loc, reason);
 }
 
 /* ---- under ds_lock ------------------------------------------------------ */
@@ -305,6 +837,7 @@ static struct ds_stab *ds_stab_alloc(bool percpu, int node)
 	}
 	local64_set(&t->lost, 0);
 	local64_set(&t->siteless, 0);
+	local64_set(&t->walked, 0);
 	return t;
 }
 
@@ -315,6 +848,37 @@ static void ds_stab_empty(struct ds_stab *t)
 	t->framed = 0;
 	local64_set(&t->lost, 0);
 	local64_set(&t->siteless, 0);
+	local64_set(&t->walked, 0);
+}
+
+/* A module comes or goes: the walks learnt may cross its text. */
+static int ds_chain_module(struct notifier_block *nb, unsigned long val,
+			   void *data)
+{
+	if (atomic_inc_return(&ds_chain_gen) == 0)
+		atomic_inc(&ds_chain_gen);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ds_chain_nb = {
+	.notifier_call = ds_chain_module,
+};
+
+static void ds_stacks_free(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		ds_stab_free(per_cpu(ds_stabs, cpu));
+		per_cpu(ds_stabs, cpu) = NULL;
+		kvfree(per_cpu(ds_chainsp, cpu));
+		per_cpu(ds_chainsp, cpu) = NULL;
+	}
+	ds_stab_free(st.folded);
+	st.folded = NULL;
+	if (ds_pat)
+		free_pages((unsigned long)ds_pat, get_order(4 * DS_PAT_REGION));
+	ds_pat = NULL;
 }
 
 /* The tables, on first use; kept until the module goes. */
@@ -327,18 +891,20 @@ static int ds_stacks_alloc(void)
 	for_each_possible_cpu(cpu) {
 		struct ds_stab *t = ds_stab_alloc(true, cpu_to_node(cpu));
 
-		if (!t)
-			goto err;
 		per_cpu(ds_stabs, cpu) = t;
+		per_cpu(ds_chainsp, cpu) =
+			kvzalloc_node(sizeof(struct ds_chains), GFP_KERNEL,
+				      cpu_to_node(cpu));
+		if (!t || !per_cpu(ds_chainsp, cpu))
+			goto err;
 	}
+	if (ds_pat_alloc())
+		goto err;
 	st.folded = ds_stab_alloc(false, NUMA_NO_NODE);
-	if (st.folded)
+	if (st.folded && !register_module_notifier(&ds_chain_nb))
 		return 0;
 err:
-	for_each_possible_cpu(cpu) {
-		ds_stab_free(per_cpu(ds_stabs, cpu));
-		per_cpu(ds_stabs, cpu) = NULL;
-	}
+	ds_stacks_free();
 	return -ENOMEM;
 }
 
@@ -398,12 +964,16 @@ void ds_stacks_reset(bool attached)
 	if (attached) {
 		ds_stacks_fold();
 	} else {
-		for_each_possible_cpu(cpu)
+		for_each_possible_cpu(cpu) {
 			ds_stab_empty(per_cpu(ds_stabs, cpu));
+			memset(per_cpu(ds_chainsp, cpu), 0,
+			       sizeof(struct ds_chains));
+		}
 	}
 	ds_stab_empty(st.folded);
 	st.lost_base = ds_stacks_sum(offsetof(struct ds_stab, lost));
 	st.siteless_base = ds_stacks_sum(offsetof(struct ds_stab, siteless));
+	st.walked_base = ds_stacks_sum(offsetof(struct ds_stab, walked));
 	st.gen++;
 }
 
@@ -487,6 +1057,8 @@ void ds_stacks_stats(struct ds_stacks_stats *s)
 		  st.lost_base + local64_read(&st.folded->lost);
 	s->siteless = ds_stacks_sum(offsetof(struct ds_stab, siteless)) -
 		      st.siteless_base;
+	s->walked = ds_stacks_sum(offsetof(struct ds_stab, walked)) -
+		    st.walked_base;
 }
 
 const u32 *ds_stacks_generation(void)
@@ -546,15 +1118,10 @@ cancel:
 /* The module goes: the probe is detached already. */
 void ds_stacks_exit(void)
 {
-	unsigned int cpu;
-
 	mutex_lock(&ds_lock);
 	ds_stacks_stop();
 	mutex_unlock(&ds_lock);
-	for_each_possible_cpu(cpu) {
-		ds_stab_free(per_cpu(ds_stabs, cpu));
-		per_cpu(ds_stabs, cpu) = NULL;
-	}
-	ds_stab_free(st.folded);
-	st.folded = NULL;
+	if (st.folded)
+		unregister_module_notifier(&ds_chain_nb);
+	ds_stacks_free();
 }

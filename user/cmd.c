@@ -355,6 +355,7 @@ static const struct {
 	{ DROPSCOPE_STATS_A_TRAPS_OVERFLOW, "traps_overflow", "trapped packets in no trap (table full)" },
 	{ DROPSCOPE_STATS_A_DEVCTRS, "devctrs", "device counters that moved (dev)" },
 	{ DROPSCOPE_STATS_A_DEVCTRS_LOST, "devctrs_lost", "device readings not kept (no memory)" },
+	{ DROPSCOPE_STATS_A_STACKS_WALKED, "stacks_walked", "drop stacks the unwinder walked (the rest replayed a walk)" },
 };
 
 #define DS_NSTATS (sizeof(ds_stats_fields) / sizeof(ds_stats_fields[0]))

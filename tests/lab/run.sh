@@ -39,7 +39,7 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	smc_watch smc_r smc_linkgroups smc_alone smc_late smc_masks
 	capture_filter capture_overflow capture_two capture_masks capture_bad
 	capture_jumbo capture_unload
-	stacks_udp stacks_full stacks_onoff stacks_bad stacks_capture stacks_lines
+	stacks_udp stacks_replay stacks_full stacks_onoff stacks_bad stacks_capture stacks_lines
 	stacks_unload
 	export_prometheus export_textfile export_reload export_bad completion
 	fuzz_netlink cycles unload_dump

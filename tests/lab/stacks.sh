@@ -76,6 +76,26 @@ test_stacks_udp() {
 		"$($KSTACK contexts "$TMP/stacks.json" | py -c 'import sys; c = sys.stdin.read().split(); print("yes" if "syscall" in c and len(c) > 1 else " ".join(c))')"
 }
 
+# Walks replayed: 200 datagrams over loopback to a closed port from one
+# process on one CPU take a few distinct stacks (the first datagram's
+# neighbour lookup is another path), and the unwinder walks each of them
+# once; every other drop replays a walk learnt before. The stacks add up
+# to Udp NoPorts (that they are bpftrace's is stacks_udp's check).
+test_stacks_replay() {
+	local n0
+	setup_module
+	$DS start drops
+	$DS stacks on site __udp4_lib_rcv
+	n0=$($KC snmp Udp NoPorts)
+	taskset -c 0 "$BIN/dropgen" udp 200 $UDP_CLOSED > /dev/null
+	wait_for 10 sh -c "[ \$(($($KC snmp Udp NoPorts) - $n0)) -ge 200 ]"
+	$DS -j show stacks > "$TMP/stacks.json"
+	echo "# $(json "len(d)" < "$TMP/stacks.json") distinct stacks, $(stat_of stacks_walked) walked by the unwinder"
+	check "replay: the stacks add up to Udp NoPorts; the unwinder walked each distinct stack once" \
+		"drops $(($($KC snmp Udp NoPorts) - n0)) walked $(json "len(d)" < "$TMP/stacks.json")" \
+		"drops $(json "sum(s['count'] for s in d)" < "$TMP/stacks.json") walked $(stat_of stacks_walked)"
+}
+
 # A table of 2 stacks per CPU: what finds no room is counted under its
 # site without frames, and the site's stacks still add up to its drops,
 # exactly as the kernel's hist trigger counts them; none is lost.

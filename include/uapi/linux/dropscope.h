@@ -480,6 +480,9 @@
  *         without frames: in no stack's count
  *     DROPSCOPE_STATS_A_STACKS_SITELESS: drops whose stack did not reach
  *         the site (counted in a NO_ROOM, SITELESS entry)
+ *     DROPSCOPE_STATS_A_STACKS_WALKED: drops whose stack the kernel's
+ *         unwinder walked; every other drop whose stack was taken replayed
+ *         a walk learnt before (Documentation/stacks.md)
  *     DROPSCOPE_STATS_A_TRAP_EVENTS: trapped packets counted (hw), of
  *         them DROPSCOPE_STATS_A_TRAPS_OVERFLOW in no trap (table full);
  *         DROPSCOPE_STATS_A_TRAPS: distinct traps
@@ -644,6 +647,7 @@ enum dropscope_stats_attr {
 	DROPSCOPE_STATS_A_TRAPS_OVERFLOW,
 	DROPSCOPE_STATS_A_DEVCTRS,
 	DROPSCOPE_STATS_A_DEVCTRS_LOST,
+	DROPSCOPE_STATS_A_STACKS_WALKED,
 	__DROPSCOPE_STATS_A_MAX
 };
 
