@@ -527,7 +527,9 @@ static bool ds_step_learn(struct ds_chain *c, unsigned int i,
 	s.signal = b->signal;
 	s.sp = sp0;
 	s.bp = bp0;
-	if (!unwind_next_frame(&s) || s.error)
+	/* a step that fails on the pattern is no bug to warn of: quiet */
+	s.error = true;
+	if (!unwind_next_frame(&s))
 		return false;
 
 	/* the pt_regs, or the new sp, where the step computed them */
@@ -640,9 +642,9 @@ static noinline notrace bool ds_chain_learn(struct ds_chain *c,
 		}
 		b = s;
 		unwind_next_frame(&s);
-		if (unwind_done(&s))
-			*ok = *ok && !s.error;
-		else if (*ok)
+		/* an error: a guess (no ORC entry), or the end */
+		*ok = *ok && !s.error;
+		if (!unwind_done(&s) && *ok)
 			*ok = ds_step_learn(c, i + 1, &b, &s);
 	}
 	c->nr = i;
