@@ -68,8 +68,15 @@ MODULE_PARM_DESC(stacks,
 
 /* Entries without frames for stacks that find the table full. */
 #define DS_STACKS_NO_ROOM	DROPSCOPE_STACKS_NO_ROOM
-/* Frames unwound below the drop site at most: probe, tracepoint, ... */
+/*
+ * Where the site may be: among the DS_STACK_SKIP frames after the return
+ * address of ds_stacks_drop() (the probe's, the tracepoint's, the freeing
+ * function's), which is among the first DS_STACK_OWN frames of a walk.
+ */
 #define DS_STACK_SKIP		16
+#define DS_STACK_OWN		4
+/* The frames a walk keeps at most. */
+#define DS_STACK_MAX		(DS_STACK_OWN + DS_STACK_SKIP + DS_STACK_DEPTH)
 
 struct ds_stack {
 	unsigned long loc;
@@ -229,24 +236,40 @@ static struct ds_stack *ds_stab_add(struct ds_stab *t, struct ds_skey *k,
 }
 
 /*
- * The drop's stack, from its site outward, into k (frames in buf). The
- * unwinder starts in this function: the frames up to the site are the
- * probe's, the tracepoint's and the freeing function's.
+ * Where in frames[0..n) the site loc is: after ra, ds_stacks_drop()'s
+ * return address, by at most DS_STACK_SKIP frames; or -1.
+ */
+static int ds_stack_site(const unsigned long *frames, unsigned int n,
+			 unsigned long ra, unsigned long loc)
+{
+	unsigned int r, i;
+
+	for (r = 0; r < n && r < DS_STACK_OWN && frames[r] != ra; r++)
+		;
+	for (i = r + 1; i < n && i <= r + DS_STACK_SKIP; i++)
+		if (r < DS_STACK_OWN && frames[i] == loc)
+			return i;
+	return -1;
+}
+
+/*
+ * The drop's stack, from its site outward, into k (frames in buf), as the
+ * unwinder walks it from here.
  */
 static noinline notrace void ds_stack_take(unsigned long loc, u32 reason,
+					   unsigned long ra,
 					   unsigned long *buf,
 					   struct ds_skey *k)
 {
-	unsigned int n, i;
+	unsigned int n;
+	int i;
 
-	n = stack_trace_save(buf, DS_STACK_DEPTH + DS_STACK_SKIP, 0);
+	n = stack_trace_save(buf, DS_STACK_MAX, 0);
 	k->loc = loc;
 	k->reason = reason;
 	k->siteless = false;
-	for (i = 0; i < n && i < DS_STACK_SKIP; i++)
-		if (buf[i] == loc)
-			break;
-	if (i == n || i == DS_STACK_SKIP) {
+	i = ds_stack_site(buf, n, ra, loc);
+	if (i < 0) {
 		k->siteless = true;
 		k->frames = buf;
 		ds_skey_frameless(k);
@@ -295,7 +318,7 @@ static noinline notrace void ds_stack_take(unsigned long loc, u32 reason,
  * unloading a module forgets every walk (ds_chain_gen): its text, and so
  * its ORC data, can change under an address.
  */
-#define DS_CHAIN_MAX	(DS_STACK_SKIP + DS_STACK_DEPTH)
+#define DS_CHAIN_MAX	DS_STACK_MAX
 #define DS_CHAINS	16
 
 /* The new sp's place: off from sp or bp, or at the word sp or bp+off. */
@@ -401,24 +424,23 @@ static bool ds_text_lasts(unsigned long ip)
 	return ip >= MODULES_VADDR && ip < MODULES_END && ds_module_text(ip);
 }
 
-/* len bytes at a lie in the task's stack, or in the walk's first one. */
-static __always_inline bool ds_on_stack(const struct ds_chain *c,
+/*
+ * A walk replayed: the frame's ip, sp, bp and pt_regs, and the stacks it
+ * may read: the task's, and the one it started on (lo, hi) until it
+ * leaves it, as the unwinder visits a stack only once.
+ */
+struct ds_walk {
+	unsigned long ip, sp, bp;
+	struct pt_regs *regs;
+	unsigned long task, lo, hi;
+};
+
+/* len bytes at a lie in a stack the walk may read */
+static __always_inline bool ds_on_stack(const struct ds_walk *w,
 					unsigned long a, size_t len)
 {
-	unsigned long lo = (unsigned long)task_stack_page(current);
-
-	return (a >= lo && a - lo <= THREAD_SIZE - len) ||
-	       (a >= c->lo && a < c->hi && c->hi - a >= len);
-}
-
-/* a and b lie in the same stack of the two */
-static __always_inline bool ds_same_stack(const struct ds_chain *c,
-					  unsigned long a, unsigned long b)
-{
-	unsigned long lo = (unsigned long)task_stack_page(current);
-
-	return (a - lo < THREAD_SIZE && b - lo < THREAD_SIZE) ||
-	       (a - c->lo < c->hi - c->lo && b - c->lo < c->hi - c->lo);
+	return (a - w->task <= THREAD_SIZE - len) ||
+	       (a >= w->lo && a < w->hi && w->hi - a >= len);
 }
 
 static __always_inline unsigned long ds_word(unsigned long a)
@@ -426,80 +448,86 @@ static __always_inline unsigned long ds_word(unsigned long a)
 	return READ_ONCE_NOCHECK(*(unsigned long *)a);
 }
 
-/*
- * Step t from (sp, bp) on the drop's stack: the new frame's ip, sp and bp,
- * and its pt_regs if any. False if a pointer read from memory points off
- * the stacks.
- */
-static __always_inline bool ds_step_take(const struct ds_chain *c,
-					 const struct ds_step *t,
-					 unsigned long *ip, unsigned long *sp,
-					 unsigned long *bp,
-					 struct pt_regs **regsp)
+/* The word at a, if it lies in a stack the walk may read. */
+static __always_inline bool ds_read(const struct ds_walk *w, unsigned long a,
+				    unsigned long *v)
 {
-	unsigned long a, v = 0;
+	if (!ds_on_stack(w, a, sizeof(long)))
+		return false;
+	*v = ds_word(a);
+	return true;
+}
+
+/*
+ * Step t on the drop's stack: w becomes the frame before. False where the
+ * unwinder would have refused a read, or gone down its stack. A frame of
+ * user-mode pt_regs ends the walk: its sp is not followed.
+ */
+static __always_inline bool ds_step_take(struct ds_walk *w,
+					 const struct ds_step *t)
+{
+	unsigned long a, v = 0, nsp;
 	struct pt_regs *regs;
 
 	switch (t->sp) {
 	case DS_SP_SP:
-		v = *sp + t->off;
+		v = w->sp + t->off;
 		break;
 	case DS_SP_BP:
-		v = *bp + t->off;
-		if (!ds_on_stack(c, v - sizeof(long), sizeof(long)))
-			return false;
+		v = w->bp + t->off;
 		break;
 	case DS_SP_SP_IND:
-		v = ds_word(*sp) + t->off;
-		if (!ds_on_stack(c, v - sizeof(long), sizeof(long)))
+		if (!ds_read(w, w->sp, &v))
 			return false;
+		v += t->off;
 		break;
 	case DS_SP_BP_IND:
-		a = *bp + t->off;
-		if (!ds_on_stack(c, a, sizeof(long)))
-			return false;
-		v = ds_word(a);
-		if (!ds_on_stack(c, v - sizeof(long), sizeof(long)))
+		if (!ds_read(w, w->bp + t->off, &v))
 			return false;
 		break;
 	}
-	if (t->bp == DS_BP_BP) {
-		a = *bp + t->boff;
-		if (!ds_on_stack(c, a, sizeof(long)))
-			return false;
-		*bp = ds_word(a);
-	} else if (t->bp == DS_BP_PREV_SP) {
-		*bp = ds_word(v + t->boff);
-	}
-	*regsp = NULL;
+	if ((t->bp == DS_BP_BP && !ds_read(w, w->bp + t->boff, &w->bp)) ||
+	    (t->bp == DS_BP_PREV_SP && !ds_read(w, v + t->boff, &w->bp)))
+		return false;
 	if (t->ra == DS_RA_CALL) {
-		*ip = ds_word(v - sizeof(long));
-		if (t->sp == DS_SP_SP) {	/* up by a positive offset */
-			*sp = v;
-			return true;
-		}
+		if (!ds_read(w, v - sizeof(long), &w->ip))
+			return false;
+		w->regs = NULL;
+		nsp = v;
 	} else {
 		regs = (struct pt_regs *)(t->ra == DS_RA_REGS ? v :
 					  v - IRET_FRAME_OFFSET);
-		if (!ds_on_stack(c, (unsigned long)regs, sizeof(*regs)))
+		if (!ds_on_stack(w, (unsigned long)regs, sizeof(*regs)))
 			return false;
-		*ip = ds_word((unsigned long)&regs->ip);
-		v = ds_word((unsigned long)&regs->sp);
+		w->ip = ds_word((unsigned long)&regs->ip);
+		nsp = ds_word((unsigned long)&regs->sp);
 		if (t->bp == DS_BP_REGS)
-			*bp = ds_word((unsigned long)&regs->bp);
-		*regsp = regs;
+			w->bp = ds_word((unsigned long)&regs->bp);
+		w->regs = regs;
 		if (ds_word((unsigned long)&regs->cs) & 3) {
-			*sp = v;	/* user mode: the walk ends here */
+			w->sp = nsp;
 			return true;
 		}
-		if (!ds_on_stack(c, v - sizeof(long), sizeof(long)))
-			return false;
 	}
-	/* on the same stack, up it, as the unwinder checks */
-	if (ds_same_stack(c, v, *sp) && v <= *sp)
+	/* up the stack it is on, as the unwinder checks; leaving the first */
+	a = nsp - w->task;
+	if (a < THREAD_SIZE) {
+		if (w->sp - w->task < THREAD_SIZE && nsp <= w->sp)
+			return false;
+		w->lo = 0;
+		w->hi = 0;
+	} else if (nsp - w->lo < w->hi - w->lo && nsp <= w->sp) {
 		return false;
-	*sp = v;
+	}
+	w->sp = nsp;
 	return true;
+}
+
+/* A frame of user-mode pt_regs whose ip is not kernel text. */
+static __always_inline bool ds_walk_user(const struct ds_walk *w)
+{
+	return w->regs && (ds_word((unsigned long)&w->regs->cs) & 3) &&
+	       w->ip < __START_KERNEL_map;
 }
 
 /*
@@ -512,10 +540,10 @@ static bool ds_step_learn(struct ds_chain *c, unsigned int i,
 {
 	unsigned long sp0 = ds_pat_at(0) + DS_PAT_SP;
 	unsigned long bp0 = ds_pat_at(1) + DS_PAT_REGION / 2;
-	unsigned long v, ip, sp, bp, src;
 	struct ds_step *t = &c->step[i];
-	struct pt_regs *regs;
+	unsigned long v, src;
 	struct unwind_state s;
+	struct ds_walk w;
 	long boff;
 
 	memset(&s, 0, sizeof(s));
@@ -580,30 +608,33 @@ static bool ds_step_learn(struct ds_chain *c, unsigned int i,
 	t->boff = boff;
 
 	/* The same step on the drop's stack must give what the unwinder did. */
-	ip = b->ip;
-	sp = b->sp;
-	bp = b->bp;
-	if (!ds_step_take(c, t, &ip, &sp, &bp, &regs))
-		return false;
-	return ip == a->ip && sp == a->sp && bp == a->bp && regs == a->regs;
+	w.ip = b->ip;
+	w.sp = b->sp;
+	w.bp = b->bp;
+	w.regs = b->regs;
+	w.task = (unsigned long)task_stack_page(current);
+	w.lo = b->sp - w.task < THREAD_SIZE ? 0 : c->lo;
+	w.hi = b->sp - w.task < THREAD_SIZE ? 0 : c->hi;
+	return ds_step_take(&w, t) && w.ip == a->ip && w.sp == a->sp &&
+	       w.bp == a->bp && w.regs == a->regs;
 }
 
 /*
  * The unwinder's walk, as stack_trace_save() takes it, into c, from the
  * frame at stack pointer start (ds_stack_count()'s caller's), where bp
- * is the caller's. Returns
- * whether the site is among its first DS_STACK_SKIP frames, and in *ok
- * whether every step can be replayed.
+ * is the caller's. Returns whether the site is where ds_stack_site()
+ * looks for it, and in *ok whether every step can be replayed.
  */
 static noinline notrace bool ds_chain_learn(struct ds_chain *c,
 					    unsigned long start,
 					    unsigned long bp,
+					    unsigned long ra,
 					    unsigned long loc, bool *ok)
 {
 	struct unwind_state s, b;
-	bool site = false;
 	unsigned int i;
 	unsigned long ip;
+	int site;
 
 	c->user = false;
 	unwind_start(&s, current, NULL, NULL);
@@ -619,24 +650,20 @@ static noinline notrace bool ds_chain_learn(struct ds_chain *c,
 		c->lo = (unsigned long)s.stack_info.begin;
 		c->hi = (unsigned long)s.stack_info.end;
 	}
-	for (i = 0; !unwind_done(&s); i++) {
+	for (i = 0; !unwind_done(&s) && i < DS_CHAIN_MAX; i++) {
 		ip = unwind_get_return_address(&s);
 		if (!ip) {
 			/* the end of a walk from user space */
 			*ok = *ok && i && c->step[i].ra == DS_RA_REGS &&
-			      s.regs && user_mode(s.regs);
+			      s.regs && user_mode(s.regs) &&
+			      s.ip < __START_KERNEL_map;
 			c->user = true;
 			break;
 		}
 		*ok = *ok && ds_text_lasts(ip);
 		c->ip[i] = ip;
-		if (!site && ip == loc && i < DS_STACK_SKIP) {
-			site = true;
-			c->site = i;
-		}
-		if (i + 1 == DS_CHAIN_MAX ||
-		    (site && i + 1 == c->site + DS_STACK_DEPTH) ||
-		    (!site && i + 1 == DS_STACK_SKIP)) {
+		site = ds_stack_site(c->ip, i + 1, ra, loc);
+		if (site >= 0 && i + 1 == site + DS_STACK_DEPTH) {
 			i++;
 			break;
 		}
@@ -648,42 +675,57 @@ static noinline notrace bool ds_chain_learn(struct ds_chain *c,
 			*ok = ds_step_learn(c, i + 1, &b, &s);
 	}
 	c->nr = i;
-	c->frames = site ? i - c->site : 0;
-	return site;
+	site = ds_stack_site(c->ip, i, ra, loc);
+	if (site < 0)
+		return false;
+	c->site = site;
+	c->frames = i - site;
+	return true;
 }
 
-/* Replay c from its first frame's sp and bp: true if every frame is the same. */
+/*
+ * Replay c from its first frame (sp start, bp): true if every frame is the
+ * same, and the walk ends where it ended.
+ */
 static __always_inline bool ds_chain_replay(const struct ds_chain *c,
-					    unsigned long sp,
+					    unsigned long start,
 					    unsigned long bp)
 {
 	unsigned int i, n = c->nr + c->user;
-	struct pt_regs *regs;
-	unsigned long ip;
+	struct ds_walk w = {
+		.sp = start, .bp = bp,
+		.task = (unsigned long)task_stack_page(current),
+		.lo = c->lo, .hi = c->hi,
+	};
 
 	for (i = 1; i < n; i++) {
-		if (!ds_step_take(c, &c->step[i], &ip, &sp, &bp, &regs))
+		if (!ds_step_take(&w, &c->step[i]))
 			return false;
-		if (i == c->nr)	/* user_mode(), read as the unwinder reads */
-			return regs && (ds_word((unsigned long)&regs->cs) & 3);
-		if (ip != c->ip[i])
+		if (w.regs && (ds_word((unsigned long)&w.regs->cs) & 3))
+			return i == c->nr && ds_walk_user(&w);
+		if (i == c->nr || w.ip != c->ip[i])
 			return false;
 	}
 	return true;
 }
 
+/* A drop whose stack is taken: its site and reason, and where its walk starts. */
+struct ds_sdrop {
+	unsigned long loc;
+	u32 reason;
+	unsigned long ra;	/* ds_stacks_drop()'s return address */
+	unsigned long start;	/* the first frame's sp, ds_stacks_drop()'s */
+	unsigned long bp;	/* and its bp */
+};
+
 /*
- * Learn the drop's walk from start in place of this CPU's oldest, and
- * count its stack in t. Returns false if it counted nothing (an interrupt
- * while this CPU learns a walk), else true and in *id the stack's id, or
- * 0: lost.
+ * Learn the drop's walk in place of this CPU's oldest, and count its stack
+ * in t. Returns false if it counted nothing (an interrupt while this CPU
+ * learns a walk), else true and in *id the stack's id, or 0: lost.
  */
 static noinline notrace bool ds_stack_learn(struct ds_stab *t,
 					    struct ds_chains *cs,
-					    unsigned long start,
-					    unsigned long bp,
-					    unsigned long loc, u32 reason,
-					    u32 *id)
+					    const struct ds_sdrop *d, u32 *id)
 {
 	u32 gen = atomic_read(&ds_chain_gen);
 	unsigned long flags;
@@ -703,9 +745,9 @@ static noinline notrace bool ds_stack_learn(struct ds_stab *t,
 	cs->next = (cs->next + 1) % DS_CHAINS;
 	local_irq_restore(flags);
 
-	k.loc = loc;
-	k.reason = reason;
-	k.siteless = !ds_chain_learn(c, start, bp, loc, &ok);
+	k.loc = d->loc;
+	k.reason = d->reason;
+	k.siteless = !ds_chain_learn(c, d->start, d->bp, d->ra, d->loc, &ok);
 	if (k.siteless) {
 		local64_inc(&t->siteless);
 		ds_skey_frameless(&k);
@@ -715,12 +757,12 @@ static noinline notrace bool ds_stack_learn(struct ds_stab *t,
 		k.nr = c->frames;
 		k.id = jhash2((const u32 *)k.frames,
 			      k.nr * sizeof(*k.frames) / sizeof(u32),
-			      (u32)loc ^ reason) | 1;
+			      (u32)d->loc ^ d->reason) | 1;
 	}
 	c->e = ds_stab_add(t, &k, 1, true);
 	c->id = c->e ? k.id : 0;
-	c->loc = loc;
-	c->reason = reason;
+	c->loc = d->loc;
+	c->reason = d->reason;
 	*id = c->id;
 
 	local_irq_save(flags);
@@ -738,23 +780,25 @@ static noinline notrace bool ds_stack_learn(struct ds_stab *t,
  */
 static noinline notrace bool ds_stack_count(struct ds_stab *t,
 					    struct ds_chains *cs,
-					    unsigned long loc, u32 reason,
-					    u32 *id)
+					    struct ds_sdrop *d, u32 *id)
 {
 	/* the saved frame pointer (the caller's bp), the return address */
 	unsigned long *fa = __builtin_frame_address(0);
-	unsigned long start = (unsigned long)(fa + 2), bp = ds_word((unsigned long)fa);
 	u32 gen = atomic_read(&ds_chain_gen);
 	const struct ds_chain *c;
-	unsigned long flags;
+	unsigned long flags, ip0;
 	unsigned int i, j;
 
+	d->start = (unsigned long)(fa + 2);
+	d->bp = ds_word((unsigned long)fa);
+	ip0 = ds_word((unsigned long)(fa + 1));
 	local_irq_save(flags);
 	for (i = 0; i < DS_CHAINS; i++) {
 		j = (cs->last + i) % DS_CHAINS;
 		c = &cs->c[j];
-		if (c->gen != gen || c->loc != loc || c->reason != reason ||
-		    !ds_chain_replay(c, start, bp))
+		if (c->gen != gen || c->loc != d->loc ||
+		    c->reason != d->reason || c->ip[0] != ip0 ||
+		    !ds_chain_replay(c, d->start, d->bp))
 			continue;
 		cs->last = j;
 		if (c->e)
@@ -766,18 +810,18 @@ static noinline notrace bool ds_stack_count(struct ds_stab *t,
 		return true;
 	}
 	local_irq_restore(flags);
-	return ds_stack_learn(t, cs, start, bp, loc, reason, id);
+	return ds_stack_learn(t, cs, d, id);
 }
 
 /* The drop's stack taken whole and counted in t: its id, or 0: lost. */
 static noinline notrace u32 ds_stack_whole(struct ds_stab *t,
-					   unsigned long loc, u32 reason)
+					   const struct ds_sdrop *d)
 {
-	unsigned long buf[DS_STACK_DEPTH + DS_STACK_SKIP];
+	unsigned long buf[DS_STACK_MAX];
 	struct ds_skey k;
 
 	local64_inc(&t->walked);
-	ds_stack_take(loc, reason, buf, &k);
+	ds_stack_take(d->loc, d->reason, d->ra, buf, &k);
 	if (k.siteless)
 		local64_inc(&t->siteless);
 	return ds_stab_add(t, &k, 1, true) ? k.id : 0;
@@ -786,23 +830,30 @@ static noinline notrace u32 ds_stack_whole(struct ds_stab *t,
 /*
  * A drop while stacks are on, in the probe's slow path (preemption off):
  * its stack counted when the rule matches. Returns its id, or 0: not
- * taken, or lost.
+ * taken, or lost. A drop in an NMI, which could come between any two
+ * steps of the CPU's tables, is counted as lost.
  */
 notrace u32 ds_stacks_drop(const struct sk_buff *skb, void *location,
 			   u32 reason)
 {
-	unsigned long loc = (unsigned long)location;
+	struct ds_sdrop d = {
+		.loc = (unsigned long)location, .reason = reason,
+		.ra = (unsigned long)__builtin_return_address(0),
+	};
 	struct ds_stab *t;
 	u32 id;
 
 	if (st.rule.match &&
-	    !ds_rule_matches_drop(&st.rule, skb, loc, reason))
+	    !ds_rule_matches_drop(&st.rule, skb, d.loc, reason))
 		return 0;
 	t = *ds_this_cpu_ptr(&ds_stabs);
-	if (ds_stack_count(t, *ds_this_cpu_ptr(&ds_chainsp), loc, reason,
-			   &id))
+	if (unlikely(in_nmi())) {
+		local64_inc(&t->lost);
+		return 0;
+	}
+	if (ds_stack_count(t, *ds_this_cpu_ptr(&ds_chainsp), &d, &id))
 		return id;
-	return ds_stack_whole(t, loc, reason);
+	return ds_stack_whole(t, &d);
 }
 
 /* ---- under ds_lock ------------------------------------------------------ */

@@ -477,7 +477,7 @@
  *     DROPSCOPE_STATS_A_STACKS: distinct stacks folded (DROPSCOPE_CMD_
  *         STACKS_GET)
  *     DROPSCOPE_STATS_A_STACKS_LOST: drops whose stack found no room, even
- *         without frames: in no stack's count
+ *         without frames, or came in an NMI: in no stack's count
  *     DROPSCOPE_STATS_A_STACKS_SITELESS: drops whose stack did not reach
  *         the site (counted in a NO_ROOM, SITELESS entry)
  *     DROPSCOPE_STATS_A_STACKS_WALKED: drops whose stack the kernel's
