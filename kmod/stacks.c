@@ -427,20 +427,35 @@ static bool ds_text_lasts(unsigned long ip)
 /*
  * A walk replayed: the frame's ip, sp, bp and pt_regs, and the stacks it
  * may read: the task's, and the one it started on (lo, hi) until it
- * leaves it, as the unwinder visits a stack only once.
+ * leaves it, as the unwinder visits a stack only once; cur and len are
+ * the one sp is on, where nearly every read is.
  */
 struct ds_walk {
 	unsigned long ip, sp, bp;
 	struct pt_regs *regs;
 	unsigned long task, lo, hi;
+	unsigned long cur, len;
 };
 
 /* len bytes at a lie in a stack the walk may read */
 static __always_inline bool ds_on_stack(const struct ds_walk *w,
 					unsigned long a, size_t len)
 {
+	if (a - w->cur <= w->len - len)
+		return true;
 	return (a - w->task <= THREAD_SIZE - len) ||
 	       (a >= w->lo && a < w->hi && w->hi - a >= len);
+}
+
+/* w's stacks, from the first one (lo, hi; 0: the task's) */
+static __always_inline void ds_walk_init(struct ds_walk *w, unsigned long lo,
+					 unsigned long hi)
+{
+	w->task = (unsigned long)task_stack_page(current);
+	w->lo = lo;
+	w->hi = hi;
+	w->cur = lo ? lo : w->task;
+	w->len = lo ? hi - lo : THREAD_SIZE;
 }
 
 static __always_inline unsigned long ds_word(unsigned long a)
@@ -493,6 +508,10 @@ static __always_inline bool ds_step_take(struct ds_walk *w,
 		if (!ds_read(w, v - sizeof(long), &w->ip))
 			return false;
 		w->regs = NULL;
+		if (t->sp == DS_SP_SP) {	/* up by a positive offset */
+			w->sp = v;
+			return true;
+		}
 		nsp = v;
 	} else {
 		regs = (struct pt_regs *)(t->ra == DS_RA_REGS ? v :
@@ -514,8 +533,7 @@ static __always_inline bool ds_step_take(struct ds_walk *w,
 	if (a < THREAD_SIZE) {
 		if (w->sp - w->task < THREAD_SIZE && nsp <= w->sp)
 			return false;
-		w->lo = 0;
-		w->hi = 0;
+		ds_walk_init(w, 0, 0);
 	} else if (nsp - w->lo < w->hi - w->lo && nsp <= w->sp) {
 		return false;
 	}
@@ -612,9 +630,9 @@ static bool ds_step_learn(struct ds_chain *c, unsigned int i,
 	w.sp = b->sp;
 	w.bp = b->bp;
 	w.regs = b->regs;
-	w.task = (unsigned long)task_stack_page(current);
-	w.lo = b->sp - w.task < THREAD_SIZE ? 0 : c->lo;
-	w.hi = b->sp - w.task < THREAD_SIZE ? 0 : c->hi;
+	ds_walk_init(&w, c->lo, c->hi);
+	if (b->sp - w.task < THREAD_SIZE)
+		ds_walk_init(&w, 0, 0);
 	return ds_step_take(&w, t) && w.ip == a->ip && w.sp == a->sp &&
 	       w.bp == a->bp && w.regs == a->regs;
 }
@@ -692,11 +710,9 @@ static __always_inline bool ds_chain_replay(const struct ds_chain *c,
 					    unsigned long bp)
 {
 	unsigned int i, n = c->nr + c->user;
-	struct ds_walk w = {
-		.sp = start, .bp = bp,
-		.task = (unsigned long)task_stack_page(current),
-		.lo = c->lo, .hi = c->hi,
-	};
+	struct ds_walk w = { .sp = start, .bp = bp };
+
+	ds_walk_init(&w, c->lo, c->hi);
 
 	for (i = 1; i < n; i++) {
 		if (!ds_step_take(&w, &c->step[i]))
