@@ -33,15 +33,79 @@ static uint64_t ds_sort_val(const struct ds_session *s)
 	}
 }
 
-/* Largest first; ties by cookie, so the order is stable. */
-static int ds_sess_cmp(const void *a, const void *b)
-{
-	const struct ds_session *x = a, *y = b;
-	uint64_t u = ds_sort_val(x), v = ds_sort_val(y);
+/*
+ * The order of show sessions: largest first, ties by cookie. Sorted as
+ * keys of 24 bytes, then the sessions moved once each into their places:
+ * tens of thousands of sessions of some 250 bytes are not sorted whole.
+ */
+struct ds_sess_key {
+	uint64_t val, cookie;
+	size_t i;		/* the session's index */
+};
 
-	if (u != v)
-		return u < v ? 1 : -1;
-	return x->cookie < y->cookie ? -1 : x->cookie > y->cookie;
+static inline bool ds_key_before(const struct ds_sess_key *a,
+				 const struct ds_sess_key *b)
+{
+	return a->val != b->val ? a->val > b->val : a->cookie < b->cookie;
+}
+
+/* k[0..n) in order, with tmp of n keys: a merge sort. */
+static void ds_keys_sort(struct ds_sess_key *k, struct ds_sess_key *tmp,
+			 size_t n)
+{
+	size_t h = n / 2, i, a, b;
+
+	if (n <= 16) {
+		for (i = 1; i < n; i++) {
+			struct ds_sess_key x = k[i];
+
+			for (a = i; a && ds_key_before(&x, &k[a - 1]); a--)
+				k[a] = k[a - 1];
+			k[a] = x;
+		}
+		return;
+	}
+	ds_keys_sort(k, tmp, h);
+	ds_keys_sort(k + h, tmp, n - h);
+	if (!ds_key_before(&k[h], &k[h - 1]))
+		return;
+	memcpy(tmp, k, h * sizeof(*k));
+	for (i = 0, a = 0, b = h; a < h; i++)
+		k[i] = b < n && ds_key_before(&k[b], &tmp[a]) ? k[b++] :
+							      tmp[a++];
+}
+
+/* Sort v[0..n); false if out of memory. */
+static bool ds_sessions_sort(struct ds_session *v, size_t n)
+{
+	struct ds_sess_key *k = malloc(2 * n * sizeof(*k) + 1);
+	struct ds_session tmp;
+	size_t i, j, src;
+
+	if (!k)
+		return false;
+	for (i = 0; i < n; i++) {
+		k[i].val = ds_sort_val(&v[i]);
+		k[i].cookie = v[i].cookie;
+		k[i].i = i;
+	}
+	ds_keys_sort(k, k + n, n);
+	/* each cycle of the permutation: place j takes v[k[j].i] */
+	for (i = 0; i < n; i++) {
+		if (k[i].i == i)
+			continue;
+		tmp = v[i];
+		for (j = i;; j = src) {
+			src = k[j].i;
+			k[j].i = j;
+			if (src == i)
+				break;
+			v[j] = v[src];
+		}
+		v[j] = tmp;
+	}
+	free(k);
+	return true;
 }
 
 int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
@@ -115,7 +179,10 @@ int cmd_show_sessions(struct ds_ctx *ctx, const struct ds_cmd *self,
 			s.v[n++] = s.v[i];
 		}
 	s.n = n;
-	qsort(s.v, s.n, sizeof(*s.v), ds_sess_cmp);
+	if (!ds_sessions_sort(s.v, s.n)) {
+		free(s.v);
+		return ds_fail(ctx, -ENOMEM);
+	}
 	ds_sessions_print(&p, s.v, s.n, (size_t)top);
 	free(s.v);
 	/* what the rules masked is in no DROPS above: say so (JSON: status) */

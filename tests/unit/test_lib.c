@@ -1481,13 +1481,23 @@ static void test_print_dec(void **state)
 		4294967295ULL, 4294967296ULL, 9999999999999999999ULL,
 		10000000000000000000ULL, UINT64_MAX,
 	};
+	const size_t nv = sizeof(v) / sizeof(v[0]);
 	char want[32], buf[24], fwd[32];
-	uint64_t x;
+	uint64_t x, p10 = 1;
 	size_t i, n;
 
 	(void)state;
-	for (i = 0; i < sizeof(v) / sizeof(v[0]) + 100000; i++) {
-		x = i < sizeof(v) / sizeof(v[0]) ? v[i] : i * 7919;
+	for (i = 0; i < nv + 2 * 20 + 100000; i++) {
+		if (i < nv) {
+			x = v[i];
+		} else if (i < nv + 2 * 20) {
+			/* each power of ten and the number before it */
+			x = (i - nv) % 2 ? p10 : p10 - 1;
+			if ((i - nv) % 2)
+				p10 *= 10;
+		} else {
+			x = i * 7919;
+		}
 		snprintf(want, sizeof(want), "%" PRIu64, x);
 		assert_string_equal(ds_print_dec(buf, x), want);
 		memset(fwd, 'x', sizeof(fwd));

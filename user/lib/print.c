@@ -16,8 +16,12 @@ struct ds_row {
 
 /*
  * The cells of an open table live in blocks freed together when it is
- * written: a table of many rows makes no allocation per cell.
+ * written: a table of many rows makes no allocation per cell. Every cell's
+ * text is in a block, and a block has DS_SLACK bytes after its data, so
+ * that a short cell is copied as 16 bytes, without a call or a branch on
+ * its length.
  */
+#define DS_SLACK	16
 #define DS_BLOCK	65536
 
 struct ds_block {
@@ -34,7 +38,7 @@ static void *ds_alloc(struct ds_print *p, size_t n)
 	if (!b || b->size - b->used < n) {
 		size_t size = n > DS_BLOCK ? n : DS_BLOCK;
 
-		b = malloc(sizeof(*b) + size);
+		b = malloc(sizeof(*b) + size + DS_SLACK);
 		if (!b)
 			return NULL;
 		b->next = p->blocks;
@@ -91,18 +95,28 @@ char *ds_print_dec(char buf[24], uint64_t v)
 
 size_t ds_print_udec(char *q, uint64_t v)
 {
-	static const uint64_t pow10[] = {
-		10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+	static const uint64_t pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
 		10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
 		100000000000ULL, 1000000000000ULL, 10000000000000ULL,
 		100000000000000ULL, 1000000000000000ULL,
 		10000000000000000ULL, 100000000000000000ULL,
 		1000000000000000000ULL, 10000000000000000000ULL,
 	};
-	size_t n = 1;
+	size_t n;
 
-	while (n < 20 && v >= pow10[n - 1])
-		n++;
+	/* most counters of a dump are small */
+	if (v < 10) {
+		*q = (char)('0' + v);
+		return 1;
+	}
+	if (v < 100) {
+		memcpy(q, ds_digits2 + 2 * v, 2);
+		return 2;
+	}
+	/* the digits from the bits: log10(2) is about 1233 / 4096 */
+	n = (size_t)((64 - __builtin_clzll(v)) * 1233) >> 12;
+	n += v >= pow10[n];
 	ds_dec_back(q + n, v);
 	return n;
 }
@@ -450,16 +464,24 @@ void ds_print_close_arr(struct ds_print *p)
 }
 
 /*
- * The layout of a table being written: each column's width, whether it is
- * shown, its separator's length; the last shown column and the rest column;
- * and the text put together, written to f in pieces of DS_BLOCK bytes.
+ * The layout of a table being written: the columns shown, in order, each
+ * with its width, separator and alignment (the rest apart), and the text
+ * put together, written to f in pieces of DS_BLOCK bytes.
  */
+struct ds_lcol {
+	int c;			/* the column */
+	int w;			/* its width; 0: the last, left-aligned */
+	bool right;
+	size_t seplen;		/* of the separator before it, "" first */
+	char sep[16];		/* padded: copied whole */
+};
+
 struct ds_layout {
-	int *w;
-	bool *shown;
-	size_t *seplen;
-	int last, rest;
+	struct ds_lcol *cols;
+	int n;			/* columns shown, the rest apart */
+	int rest;		/* the rest's column, ncols if none */
 	const char *restsep;
+	size_t restseplen;
 	size_t linemax;		/* a line without its rest is no longer */
 	char *b;
 	size_t len, cap;
@@ -473,7 +495,7 @@ static void ds_lb_flush(struct ds_layout *lo)
 	lo->len = 0;
 }
 
-/* Room for n more bytes and 16 of slack (ds_spaces() writes 8 at a time). */
+/* Room for n more bytes and 16 of slack (ds_spaces() writes 16 at a time). */
 static bool ds_lb_room(struct ds_layout *lo, size_t n)
 {
 	size_t cap;
@@ -490,160 +512,166 @@ static bool ds_lb_room(struct ds_layout *lo, size_t n)
 	return true;
 }
 
-/*
- * n bytes from s to q, the short strings of table cells without a call:
- * two overlapping loads cover 4 to 16 bytes.
- */
-static inline void ds_copy(char *q, const char *s, size_t n)
-{
-	uint64_t a, b;
-	uint32_t x, y;
-
-	if (n >= 8 && n <= 16) {
-		memcpy(&a, s, 8);
-		memcpy(&b, s + n - 8, 8);
-		memcpy(q, &a, 8);
-		memcpy(q + n - 8, &b, 8);
-	} else if (n >= 4 && n < 8) {
-		memcpy(&x, s, 4);
-		memcpy(&y, s + n - 4, 4);
-		memcpy(q, &x, 4);
-		memcpy(q + n - 4, &y, 4);
-	} else if (n < 4) {
-		if (n)
-			q[0] = s[0];
-		if (n > 1)
-			q[1] = s[1];
-		if (n > 2)
-			q[2] = s[2];
-	} else {
-		memcpy(q, s, n);
-	}
-}
-
-/* n spaces at q, 8 at a time: the buffer has room for 8 more. */
+/* n spaces at q, 16 at a time: the buffer has room for 16 more. */
 static inline char *ds_spaces(char *q, int n)
 {
-	while (n > 0) {
-		memcpy(q, "        ", 8);
-		q += n < 8 ? n : 8;
-		n -= 8;
+	static const char sp[16] = "                ";
+
+	for (;;) {
+		memcpy(q, sp, 16);
+		if (n <= 16)
+			return q + (n > 0 ? n : 0);
+		q += 16;
+		n -= 16;
 	}
-	return q;
 }
 
 /*
- * One line of the table, the header when cells is NULL: added to the
- * layout's text, or only measured when write is false. Returns its length.
+ * One line of the table added to the layout's text. Every width is at
+ * least its column's longest text ("-" included), so that a line is only
+ * ever written once; the text of the cells is in the blocks (DS_SLACK).
  */
-static size_t ds_line(const struct ds_print *p, const struct ds_cell *cells,
-		      struct ds_layout *lo, bool write)
+static void ds_line(const struct ds_cell *cells, struct ds_layout *lo)
 {
-	const char *s, *rs;
-	size_t n, rn = 0, len = 0;
-	bool first = true;
-	char *q = NULL;
-	int c, pad;
+	static const char dash[16] = "-";
+	const char *rs = cells[lo->rest].s;
+	size_t rn = rs ? cells[lo->rest].len : 0;
+	char *q;
+	int i;
 
-	if (cells) {
-		rs = cells[lo->rest].s;
-		rn = rs ? cells[lo->rest].len : 0;
-	} else {
-		rs = lo->rest < p->ncols ? p->cols[lo->rest].head : NULL;
-		rn = rs ? strlen(rs) : 0;
-	}
-	if (rn)
-		rn += lo->seplen[lo->rest];
-	if (write) {
-		if (!ds_lb_room(lo, lo->linemax + rn + 1))
-			return 0;
-		q = lo->b + lo->len;
-	}
-	for (c = 0; c < p->ncols; c++) {
-		const struct ds_col *col = &p->cols[c];
+	if (!ds_lb_room(lo, lo->linemax + lo->restseplen + rn + 1))
+		return;
+	q = lo->b + lo->len;
+	for (i = 0; i < lo->n; i++) {
+		const struct ds_lcol *lc = &lo->cols[i];
+		const char *s = cells[lc->c].s;
+		size_t n = cells[lc->c].len;
 
-		if (c == lo->rest || !lo->shown[c])
-			continue;
-		if (cells && cells[c].s) {
-			s = cells[c].s;
-			n = cells[c].len;
-		} else {
-			s = cells ? "-" : col->head ? col->head : "";
-			n = strlen(s);
+		if (!s) {
+			s = dash;
+			n = 1;
 		}
-		if (!first) {
-			if (write)
-				ds_copy(q + len, col->sep, lo->seplen[c]);
-			len += lo->seplen[c];
-		}
-		first = false;
-		pad = lo->w[c] - (int)n;
-		if (pad < 0 || (c == lo->last && !(col->flags & DS_COL_RIGHT)))
-			pad = 0;	/* no trailing blanks */
-		if (write) {
-			char *at = q + len;
-
-			if (col->flags & DS_COL_RIGHT)
-				at = ds_spaces(at, pad);
-			ds_copy(at, s, n);
-			if (!(col->flags & DS_COL_RIGHT))
-				ds_spaces(at + n, pad);
-		}
-		len += n + (size_t)pad;
+		memcpy(q, lc->sep, sizeof(lc->sep));
+		q += lc->seplen;
+		if (lc->right)
+			q = ds_spaces(q, lc->w - (int)n);
+		if (n <= 16)
+			memcpy(q, s, 16);
+		else
+			memcpy(q, s, n);
+		q += n;
+		if (!lc->right)
+			q = ds_spaces(q, lc->w - (int)n);
 	}
 	if (rn) {
-		if (write) {
-			memcpy(q + len, lo->restsep, lo->seplen[lo->rest]);
-			memcpy(q + len + lo->seplen[lo->rest], rs,
-			       rn - lo->seplen[lo->rest]);
+		memcpy(q, lo->restsep, lo->restseplen);
+		memcpy(q + lo->restseplen, rs, rn);
+		q += lo->restseplen + rn;
+	}
+	*q++ = '\n';
+	lo->len = (size_t)(q - lo->b);
+	if (lo->len >= DS_BLOCK)
+		ds_lb_flush(lo);
+}
+
+/* The header as a row, its text in the blocks; a column without one: "". */
+static struct ds_cell *ds_head_cells(struct ds_print *p)
+{
+	struct ds_cell *h = ds_alloc(p, ((size_t)p->ncols + 1) * sizeof(*h));
+	int c;
+
+	if (!h)
+		return NULL;
+	memset(h, 0, ((size_t)p->ncols + 1) * sizeof(*h));
+	for (c = 0; c < p->ncols; c++) {
+		const char *head = p->cols[c].head ? p->cols[c].head : "";
+
+		h[c].len = strlen(head);
+		h[c].s = ds_alloc(p, h[c].len + 1);
+		if (!h[c].s)
+			return NULL;
+		memcpy((char *)h[c].s, head, h[c].len + 1);
+	}
+	return h;
+}
+
+/* The longest line of the table with widths w (the rest included). */
+static size_t ds_widest(const struct ds_print *p, const struct ds_layout *lo,
+			const int *w, int last)
+{
+	size_t fixed = 0, widest = 0, n, r;
+	bool head = p->tflags & DS_TABLE_HEAD;
+	int i;
+
+	for (i = 0; i < lo->n; i++)
+		fixed += lo->cols[i].seplen +
+			 (lo->cols[i].c == last && !lo->cols[i].right ? 0 :
+			  (size_t)w[lo->cols[i].c]);
+	/* only the last column, when left-aligned, and the rest vary */
+	for (r = 0; r < p->nrows + head; r++) {
+		const struct ds_cell *cells = r < p->nrows ? p->rows[r].cells :
+					      NULL;
+		const char *s;
+
+		n = fixed;
+		if (last >= 0 && !(p->cols[last].flags & DS_COL_RIGHT)) {
+			if (cells)
+				n += cells[last].s ? cells[last].len : 1;
+			else
+				n += p->cols[last].head ?
+				     strlen(p->cols[last].head) : 0;
 		}
-		len += rn;
+		if (cells)
+			n += cells[lo->rest].s && cells[lo->rest].len ?
+			     cells[lo->rest].len + lo->restseplen : 0;
+		else if (lo->rest < p->ncols && (s = p->cols[lo->rest].head) &&
+			 *s)
+			n += strlen(s) + lo->restseplen;
+		if (n > widest)
+			widest = n;
 	}
-	if (write) {
-		q[len] = '\n';
-		lo->len += len + 1;
-		if (lo->len >= DS_BLOCK)
-			ds_lb_flush(lo);
-	}
-	return len;
+	return widest;
 }
 
 static void ds_table_write(struct ds_print *p)
 {
-	int n = p->ncols, c;
+	int n = p->ncols, c, i, last = -1;
 	bool head = p->tflags & DS_TABLE_HEAD;
 	int *nat = calloc((size_t)n + 1, sizeof(*nat));
+	int *w = calloc((size_t)n + 1, sizeof(*w));
+	bool *shown = calloc((size_t)n + 1, sizeof(*shown));
+	bool *dash = calloc((size_t)n + 1, sizeof(*dash));
 	struct ds_layout lo = {
-		.w = calloc((size_t)n + 1, sizeof(*lo.w)),
-		.shown = calloc((size_t)n + 1, sizeof(*lo.shown)),
-		.seplen = calloc((size_t)n + 1, sizeof(*lo.seplen)),
+		.cols = calloc((size_t)n + 1, sizeof(*lo.cols)),
 		.rest = ds_col_of(p, NULL),
-		.last = -1,
 		.f = p->f,
 	};
-	size_t r, widest = 0;
 	bool extra = false;	/* an optional column is shown */
+	struct ds_cell *hc;
+	const char *sep;
+	size_t r;
 
-	if (!lo.w || !nat || !lo.shown || !lo.seplen)
+	if (!nat || !w || !shown || !dash || !lo.cols)
 		goto out;
 	for (c = 0; c < n; c++) {
 		const struct ds_col *col = &p->cols[c];
 
 		nat[c] = head && col->head ? (int)strlen(col->head) : 0;
-		lo.shown[c] = !(col->flags & DS_COL_OPT);
-		lo.seplen[c] = col->sep ? strlen(col->sep) : 0;
+		shown[c] = !(col->flags & DS_COL_OPT);
 	}
 	/* the rest's separator is two spaces unless its column says */
 	lo.restsep = lo.rest < n && p->cols[lo.rest].sep ?
 		     p->cols[lo.rest].sep : "  ";
-	lo.seplen[lo.rest] = strlen(lo.restsep);
+	lo.restseplen = strlen(lo.restsep);
 	for (r = 0; r < p->nrows; r++) {
 		const struct ds_cell *cells = p->rows[r].cells;
 
 		for (c = 0; c < n; c++) {
-			if (!cells[c].s)
+			if (!cells[c].s) {
+				dash[c] = true;
 				continue;
-			lo.shown[c] = true;
+			}
+			shown[c] = true;
 			if ((int)cells[c].len > nat[c])
 				nat[c] = (int)cells[c].len;
 		}
@@ -651,37 +679,51 @@ static void ds_table_write(struct ds_print *p)
 	for (c = 0; c < n; c++) {
 		if (c == lo.rest)
 			continue;
-		lo.w[c] = nat[c] > p->cols[c].width ? nat[c] : p->cols[c].width;
-		if (lo.shown[c])
-			lo.last = c;
-		extra |= lo.shown[c] && (p->cols[c].flags & DS_COL_OPT);
+		/* a row without the column shows "-" */
+		if (dash[c] && !nat[c])
+			nat[c] = 1;
+		w[c] = nat[c] > p->cols[c].width ? nat[c] : p->cols[c].width;
+		if (shown[c])
+			last = c;
+		extra |= shown[c] && (p->cols[c].flags & DS_COL_OPT);
 	}
-	if ((p->tflags & DS_TABLE_FIT80) && extra) {
-		if (head)
-			widest = ds_line(p, NULL, &lo, false);
-		for (r = 0; r < p->nrows; r++) {
-			size_t len = ds_line(p, p->rows[r].cells, &lo, false);
+	for (c = 0; c < n; c++) {
+		if (c == lo.rest || !shown[c])
+			continue;
+		lo.cols[lo.n].c = c;
+		lo.cols[lo.n].right = p->cols[c].flags & DS_COL_RIGHT;
+		sep = lo.n && p->cols[c].sep ? p->cols[c].sep : "";
+		lo.cols[lo.n].seplen = strlen(sep);
+		if (lo.cols[lo.n].seplen > sizeof(lo.cols[lo.n].sep))
+			goto out;	/* no such table */
+		memcpy(lo.cols[lo.n].sep, sep, lo.cols[lo.n].seplen);
+		lo.n++;
+	}
+	if ((p->tflags & DS_TABLE_FIT80) && extra &&
+	    ds_widest(p, &lo, w, last) > 80)
+		memcpy(w, nat, (size_t)n * sizeof(*w));
+	for (i = 0; i < lo.n; i++) {
+		struct ds_lcol *lc = &lo.cols[i];
 
-			if (len > widest)
-				widest = len;
-		}
-		if (widest > 80)
-			memcpy(lo.w, nat, (size_t)n * sizeof(*lo.w));
+		/* no trailing blanks */
+		lc->w = lc->c == last && !lc->right ? 0 : w[lc->c];
+		lo.linemax += lc->seplen + (size_t)w[lc->c];
 	}
-	for (c = 0; c < n; c++)
-		if (c != lo.rest && lo.shown[c])
-			lo.linemax += (size_t)lo.w[c] + lo.seplen[c];
-	if (head && p->nrows)
-		ds_line(p, NULL, &lo, true);
+	if (head && p->nrows) {
+		hc = ds_head_cells(p);
+		if (hc)
+			ds_line(hc, &lo);
+	}
 	for (r = 0; r < p->nrows; r++)
-		ds_line(p, p->rows[r].cells, &lo, true);
+		ds_line(p->rows[r].cells, &lo);
 	ds_lb_flush(&lo);
 out:
 	free(lo.b);
-	free(lo.w);
-	free(lo.shown);
-	free(lo.seplen);
+	free(lo.cols);
 	free(nat);
+	free(w);
+	free(shown);
+	free(dash);
 }
 
 static void ds_table_flush(struct ds_print *p)
