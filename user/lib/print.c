@@ -93,7 +93,8 @@ char *ds_print_dec(char buf[24], uint64_t v)
 	return ds_dec_back(buf + 23, v);
 }
 
-size_t ds_print_udec(char *q, uint64_t v)
+/* ds_print_udec() of v >= 10 */
+size_t ds_print_udec_10(char *q, uint64_t v)
 {
 	static const uint64_t pow10[20] = {
 		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
@@ -105,11 +106,6 @@ size_t ds_print_udec(char *q, uint64_t v)
 	};
 	size_t n;
 
-	/* most counters of a dump are small */
-	if (v < 10) {
-		*q = (char)('0' + v);
-		return 1;
-	}
 	if (v < 100) {
 		memcpy(q, ds_digits2 + 2 * v, 2);
 		return 2;

@@ -139,7 +139,16 @@ void ds_print_bool_as(struct ds_print *p, enum ds_pmode mode,
  * first (no printf: for the many numbers of a long table). */
 char *ds_print_dec(char buf[24], uint64_t v);
 /* The decimal digits of v at q, no NUL (at most 20); returns how many. */
-size_t ds_print_udec(char *q, uint64_t v);
+size_t ds_print_udec_10(char *q, uint64_t v);
+static inline size_t ds_print_udec(char *q, uint64_t v)
+{
+	/* a dump's counters are mostly 0: no call for a digit */
+	if (v < 10) {
+		*q = (char)('0' + v);
+		return 1;
+	}
+	return ds_print_udec_10(q, v);
+}
 /* n bytes of s to q, control characters as '?', as text shows strings. */
 void ds_print_clean(char *q, const char *s, size_t n);
 /* Text only, printf-like: headers, notes, blank lines. */
