@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <linux/dropscope.h>
 #include <linux/netlink.h>
@@ -76,6 +77,24 @@ static inline const struct nlattr *ds_nla_after(const struct nlattr *a,
 	*rem -= NLA_ALIGN(a->nla_len);
 	return (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
 }
+
+/*
+ * An attribute's value, read in place (libnl's nla_get_*() are calls):
+ * 0 when the attribute is shorter than its type.
+ */
+#define DS_NLA_GET(name, type)						\
+static inline type ds_nla_##name(const struct nlattr *a)		\
+{									\
+	type v = 0;							\
+									\
+	if (a->nla_len >= NLA_HDRLEN + sizeof(v))			\
+		memcpy(&v, (const char *)a + NLA_HDRLEN, sizeof(v));	\
+	return v;							\
+}
+DS_NLA_GET(u8, uint8_t)
+DS_NLA_GET(u16, uint16_t)
+DS_NLA_GET(u32, uint32_t)
+DS_NLA_GET(u64, uint64_t)
 
 struct nla_policy;
 int ds_nla_parse(struct nlattr **tb, int max, struct nlattr *head, int len,

@@ -452,12 +452,12 @@ static const struct nla_policy ds_sess_policy[DROPSCOPE_SESSION_A_MAX + 1] = {
 
 static uint64_t ds_u64(struct nlattr **tb, int a)
 {
-	return tb[a] ? nla_get_u64(tb[a]) : 0;
+	return tb[a] ? ds_nla_u64(tb[a]) : 0;
 }
 
 static uint32_t ds_u32(struct nlattr **tb, int a)
 {
-	return tb[a] ? nla_get_u32(tb[a]) : 0;
+	return tb[a] ? ds_nla_u32(tb[a]) : 0;
 }
 
 /* inet_ntop() of an IPv4 address, without its sprintf(). */
@@ -475,10 +475,12 @@ static void ds_addr(struct nlattr *a, int family, char *buf, size_t len)
 {
 	int af = family == AF_INET6 ? AF_INET6 : AF_INET;
 
-	if (a && af == AF_INET && nla_len(a) == 4 && len >= INET_ADDRSTRLEN)
-		ds_ipv4(nla_data(a), buf);
-	else if (!a || nla_len(a) != (af == AF_INET6 ? 16 : 4) ||
-		 !inet_ntop(af, nla_data(a), buf, (socklen_t)len))
+	if (a && af == AF_INET && a->nla_len == NLA_HDRLEN + 4 &&
+	    len >= INET_ADDRSTRLEN)
+		ds_ipv4((const unsigned char *)a + NLA_HDRLEN, buf);
+	else if (!a || a->nla_len != NLA_HDRLEN + (af == AF_INET6 ? 16 : 4) ||
+		 !inet_ntop(af, (const char *)a + NLA_HDRLEN, buf,
+			    (socklen_t)len))
 		snprintf(buf, len, "-");
 }
 
@@ -502,24 +504,24 @@ int ds_session_parse(struct nlattr *nest, struct ds_session *s)
 	s->resets_sent = ds_u32(tb, DROPSCOPE_SESSION_A_RESETS_SENT);
 	s->resets_received = ds_u32(tb, DROPSCOPE_SESSION_A_RESETS_RECEIVED);
 	s->pid = ds_u32(tb, DROPSCOPE_SESSION_A_PID);
-	s->family = nla_get_u8(tb[DROPSCOPE_SESSION_A_FAMILY]);
+	s->family = ds_nla_u8(tb[DROPSCOPE_SESSION_A_FAMILY]);
 	if (tb[DROPSCOPE_SESSION_A_STATE])
-		s->state = nla_get_u8(tb[DROPSCOPE_SESSION_A_STATE]);
+		s->state = ds_nla_u8(tb[DROPSCOPE_SESSION_A_STATE]);
 	if (tb[DROPSCOPE_SESSION_A_SPORT])
-		s->lport = nla_get_u16(tb[DROPSCOPE_SESSION_A_SPORT]);
+		s->lport = ds_nla_u16(tb[DROPSCOPE_SESSION_A_SPORT]);
 	if (tb[DROPSCOPE_SESSION_A_DPORT])
-		s->rport = nla_get_u16(tb[DROPSCOPE_SESSION_A_DPORT]);
+		s->rport = ds_nla_u16(tb[DROPSCOPE_SESSION_A_DPORT]);
 	s->closed = tb[DROPSCOPE_SESSION_A_CLOSED];
 	s->scope = tb[DROPSCOPE_SESSION_A_SCOPE];
 	s->found = tb[DROPSCOPE_SESSION_A_FOUND];
 	if (tb[DROPSCOPE_SESSION_A_TCP]) {
 		struct dropscope_tcp_state t = { 0 };
-		int n = nla_len(tb[DROPSCOPE_SESSION_A_TCP]);
+		int n = tb[DROPSCOPE_SESSION_A_TCP]->nla_len - NLA_HDRLEN;
 
 		/* at least up to the window: older fields are never dropped */
 		if (n < (int)offsetof(struct dropscope_tcp_state, unacked))
 			return -EINVAL;
-		memcpy(&t, nla_data(tb[DROPSCOPE_SESSION_A_TCP]),
+		memcpy(&t, (const char *)tb[DROPSCOPE_SESSION_A_TCP] + NLA_HDRLEN,
 		       n < (int)sizeof(t) ? (size_t)n : sizeof(t));
 		s->has_tcp = true;
 		s->rtt_us = t.rtt_us;
@@ -534,15 +536,21 @@ int ds_session_parse(struct nlattr *nest, struct ds_session *s)
 		s->delivery_rate = t.delivery_rate;
 	}
 	if (tb[DROPSCOPE_SESSION_A_SMC_MODE])
-		s->smc_mode = nla_get_u8(tb[DROPSCOPE_SESSION_A_SMC_MODE]);
+		s->smc_mode = ds_nla_u8(tb[DROPSCOPE_SESSION_A_SMC_MODE]);
 	s->smc_reason = ds_u32(tb, DROPSCOPE_SESSION_A_SMC_REASON);
 	ds_addr(tb[DROPSCOPE_SESSION_A_SADDR], s->family, s->laddr,
 		sizeof(s->laddr));
 	ds_addr(tb[DROPSCOPE_SESSION_A_DADDR], s->family, s->raddr,
 		sizeof(s->raddr));
-	if (tb[DROPSCOPE_SESSION_A_COMM])
-		nla_strlcpy(s->comm, tb[DROPSCOPE_SESSION_A_COMM],
-			    sizeof(s->comm));
+	if (tb[DROPSCOPE_SESSION_A_COMM]) {
+		/* as nla_strlcpy(): the policy says it ends in a NUL */
+		size_t n = tb[DROPSCOPE_SESSION_A_COMM]->nla_len -
+			   NLA_HDRLEN - 1;
+
+		memcpy(s->comm, (const char *)tb[DROPSCOPE_SESSION_A_COMM] +
+		       NLA_HDRLEN,
+		       n < sizeof(s->comm) ? n : sizeof(s->comm) - 1);
+	}
 	if (!s->comm[0])
 		strcpy(s->comm, "-");
 	return 0;
