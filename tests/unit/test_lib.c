@@ -213,6 +213,25 @@ static void test_session_read(void **state)
 	assert_false(s.scope);
 	nlmsg_free(m);
 
+	/* every byte value in every place of an IPv4 address, as inet_ntop() */
+	for (int v = 0; v < 256; v++) {
+		const unsigned char a4[4] = { v, 255 - v, v / 2, (v * 7) % 256 };
+		char want[INET_ADDRSTRLEN];
+
+		m = canned_new();
+		n = nla_nest_start(m, DROPSCOPE_A_SESSION);
+		assert_int_equal(nla_put_u64(m, DROPSCOPE_SESSION_A_COOKIE, 1), 0);
+		assert_int_equal(nla_put_u8(m, DROPSCOPE_SESSION_A_FAMILY, AF_INET), 0);
+		assert_int_equal(nla_put(m, DROPSCOPE_SESSION_A_SADDR, 4, a4), 0);
+		nla_nest_end(m, n);
+		canned_parse(&c, m);
+		assert_int_equal(ds_session_parse(c.tb[DROPSCOPE_A_SESSION], &s), 0);
+		assert_non_null(inet_ntop(AF_INET, a4, want, sizeof(want)));
+		assert_string_equal(s.laddr, want);
+		assert_string_equal(s.raddr, "-");
+		nlmsg_free(m);
+	}
+
 	/* a session of the scoped cgroup, born at 123456789 ns */
 	m = canned_new();
 	n = nla_nest_start(m, DROPSCOPE_A_SESSION);
