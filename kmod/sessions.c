@@ -1198,8 +1198,58 @@ static void ds_tcp_fold(void)
 {
 }
 
+/*
+ * A session's attributes written in place. A dump puts tens of thousands
+ * of sessions of twenty attributes each, and nla_put() checks the room,
+ * reserves, pads and copies each one through four calls: most of the
+ * kernel's part of a dump. Here the room for the most a session can take
+ * is checked once, and each attribute is stored where it goes, its header,
+ * value and zeroed padding, with a pad attribute before a 64-bit value
+ * where nla_put_64bit() would put one. The message is the same, byte for
+ * byte, as the nla_put_*() calls would make.
+ */
+struct ds_nlw {
+	char *at;		/* where the next attribute goes */
+};
+
+static __always_inline void ds_nlw_put(struct ds_nlw *w, int type,
+				       const void *v, int len)
+{
+	struct nlattr *a = (struct nlattr *)w->at;
+
+	a->nla_len = nla_attr_size(len);
+	a->nla_type = type;
+	memcpy(nla_data(a), v, len);
+	memset((char *)nla_data(a) + len, 0, nla_padlen(len));
+	w->at += nla_total_size(len);
+}
+
+static __always_inline void ds_nlw_u64(struct ds_nlw *w, int type, u64 v)
+{
+#ifndef CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS
+	/* as nla_align_64bit(): the value 8-aligned after its header */
+	if (IS_ALIGNED((unsigned long)w->at, 8))
+		ds_nlw_put(w, DROPSCOPE_SESSION_A_PAD, NULL, 0);
+#endif
+	ds_nlw_put(w, type, &v, sizeof(v));
+}
+
+#define ds_nlw_u32(w, type, v)	ds_nlw_put(w, type, &(u32){ v }, sizeof(u32))
+#define ds_nlw_u16(w, type, v)	ds_nlw_put(w, type, &(u16){ v }, sizeof(u16))
+#define ds_nlw_u8(w, type, v)	ds_nlw_put(w, type, &(u8){ v }, sizeof(u8))
+#define ds_nlw_flag(w, type)	ds_nlw_put(w, type, NULL, 0)
+
+/* The most a session's attributes take (a pad before each 64-bit value). */
+#define DS_SESS_ROOM							\
+	(8 * (NLA_HDRLEN + nla_total_size(sizeof(u64))) +		\
+	 3 * nla_total_size(sizeof(u8)) + 2 * nla_total_size(sizeof(u16)) + \
+	 5 * nla_total_size(sizeof(u32)) +				\
+	 2 * nla_total_size(sizeof(struct in6_addr)) +			\
+	 nla_total_size(TASK_COMM_LEN) + 3 * nla_total_size(0) +	\
+	 nla_total_size(sizeof(struct dropscope_tcp_state)))
+
 /* The transport state of a live session: one struct, as INET_DIAG_INFO. */
-static int ds_sess_put_tcp(struct sk_buff *skb, const struct ds_sess_info *s)
+static void ds_sess_put_tcp(struct ds_nlw *w, const struct ds_sess_info *s)
 {
 	const struct dropscope_tcp_state t = {
 		.rtt_us = s->rtt_us,
@@ -1214,58 +1264,67 @@ static int ds_sess_put_tcp(struct sk_buff *skb, const struct ds_sess_info *s)
 		.delivery_rate = s->delivery_rate,
 	};
 
-	return nla_put(skb, DROPSCOPE_SESSION_A_TCP, sizeof(t), &t);
+	ds_nlw_put(w, DROPSCOPE_SESSION_A_TCP, &t, sizeof(t));
 }
 
 /* Put one session nest: a struct ds_sess_info (for ds_round_put() too). */
 int ds_sess_put(struct sk_buff *skb, const void *arg)
 {
 	const struct ds_sess_info *s = arg;
-	int alen = s->family == AF_INET6 ? 16 : 4;
-	struct nlattr *nest;
+	size_t comm = strnlen(s->comm, sizeof(s->comm) - 1);
+	struct nlattr *nest, *a;
+	struct ds_nlw w;
+	char *start;
 
 	nest = nla_nest_start(skb, DROPSCOPE_A_SESSION);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_COOKIE, s->cookie,
-			      DROPSCOPE_SESSION_A_PAD) ||
-	    nla_put_u8(skb, DROPSCOPE_SESSION_A_FAMILY, s->family) ||
-	    nla_put(skb, DROPSCOPE_SESSION_A_SADDR, alen, &s->saddr) ||
-	    nla_put(skb, DROPSCOPE_SESSION_A_DADDR, alen, &s->daddr) ||
-	    nla_put_u16(skb, DROPSCOPE_SESSION_A_SPORT, ntohs(s->sport)) ||
-	    nla_put_u16(skb, DROPSCOPE_SESSION_A_DPORT, ntohs(s->dport)) ||
-	    nla_put_u8(skb, DROPSCOPE_SESSION_A_STATE, s->state) ||
-	    nla_put_u32(skb, DROPSCOPE_SESSION_A_PID, s->pid) ||
-	    nla_put_string(skb, DROPSCOPE_SESSION_A_COMM, s->comm) ||
-	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_START_NS, s->start_ns,
-			      DROPSCOPE_SESSION_A_PAD) ||
-	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_DURATION_NS,
-			      s->duration_ns, DROPSCOPE_SESSION_A_PAD) ||
-	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_BYTES_ACKED,
-			      s->bytes_acked, DROPSCOPE_SESSION_A_PAD) ||
-	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_BYTES_RECEIVED,
-			      s->bytes_received, DROPSCOPE_SESSION_A_PAD) ||
-	    nla_put_u32(skb, DROPSCOPE_SESSION_A_TOTAL_RETRANS,
-			s->total_retrans) ||
-	    nla_put_u32(skb, DROPSCOPE_SESSION_A_RESETS_SENT, s->resets_sent) ||
-	    nla_put_u32(skb, DROPSCOPE_SESSION_A_RESETS_RECEIVED,
-			s->resets_received) ||
-	    nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_DROPS, s->drops,
-			      DROPSCOPE_SESSION_A_PAD) ||
-	    (s->closed &&
-	     (nla_put_flag(skb, DROPSCOPE_SESSION_A_CLOSED) ||
-	      nla_put_u64_64bit(skb, DROPSCOPE_SESSION_A_SEQ, s->seq,
-				DROPSCOPE_SESSION_A_PAD))) ||
-	    (s->smc_mode &&
-	     nla_put_u8(skb, DROPSCOPE_SESSION_A_SMC_MODE, s->smc_mode)) ||
-	    (s->smc_mode == DROPSCOPE_SMC_MODE_FALLBACK &&
-	     nla_put_u32(skb, DROPSCOPE_SESSION_A_SMC_REASON, s->smc_reason)) ||
-	    (s->scope && nla_put_flag(skb, DROPSCOPE_SESSION_A_SCOPE)) ||
-	    (s->found && nla_put_flag(skb, DROPSCOPE_SESSION_A_FOUND)) ||
-	    (s->has_tcp && ds_sess_put_tcp(skb, s))) {
+	if (skb_tailroom(skb) < DS_SESS_ROOM) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
+	start = skb_tail_pointer(skb);
+	w.at = start;
+	ds_nlw_u64(&w, DROPSCOPE_SESSION_A_COOKIE, s->cookie);
+	ds_nlw_u8(&w, DROPSCOPE_SESSION_A_FAMILY, s->family);
+	if (s->family == AF_INET6) {
+		ds_nlw_put(&w, DROPSCOPE_SESSION_A_SADDR, &s->saddr, 16);
+		ds_nlw_put(&w, DROPSCOPE_SESSION_A_DADDR, &s->daddr, 16);
+	} else {
+		ds_nlw_put(&w, DROPSCOPE_SESSION_A_SADDR, &s->saddr, 4);
+		ds_nlw_put(&w, DROPSCOPE_SESSION_A_DADDR, &s->daddr, 4);
+	}
+	ds_nlw_u16(&w, DROPSCOPE_SESSION_A_SPORT, ntohs(s->sport));
+	ds_nlw_u16(&w, DROPSCOPE_SESSION_A_DPORT, ntohs(s->dport));
+	ds_nlw_u8(&w, DROPSCOPE_SESSION_A_STATE, s->state);
+	ds_nlw_u32(&w, DROPSCOPE_SESSION_A_PID, s->pid);
+	/* as nla_put_string(): the NUL included */
+	a = (struct nlattr *)w.at;
+	ds_nlw_put(&w, DROPSCOPE_SESSION_A_COMM, s->comm, comm + 1);
+	((char *)nla_data(a))[comm] = '\0';
+	ds_nlw_u64(&w, DROPSCOPE_SESSION_A_START_NS, s->start_ns);
+	ds_nlw_u64(&w, DROPSCOPE_SESSION_A_DURATION_NS, s->duration_ns);
+	ds_nlw_u64(&w, DROPSCOPE_SESSION_A_BYTES_ACKED, s->bytes_acked);
+	ds_nlw_u64(&w, DROPSCOPE_SESSION_A_BYTES_RECEIVED, s->bytes_received);
+	ds_nlw_u32(&w, DROPSCOPE_SESSION_A_TOTAL_RETRANS, s->total_retrans);
+	ds_nlw_u32(&w, DROPSCOPE_SESSION_A_RESETS_SENT, s->resets_sent);
+	ds_nlw_u32(&w, DROPSCOPE_SESSION_A_RESETS_RECEIVED, s->resets_received);
+	ds_nlw_u64(&w, DROPSCOPE_SESSION_A_DROPS, s->drops);
+	if (s->closed) {
+		ds_nlw_flag(&w, DROPSCOPE_SESSION_A_CLOSED);
+		ds_nlw_u64(&w, DROPSCOPE_SESSION_A_SEQ, s->seq);
+	}
+	if (s->smc_mode)
+		ds_nlw_u8(&w, DROPSCOPE_SESSION_A_SMC_MODE, s->smc_mode);
+	if (s->smc_mode == DROPSCOPE_SMC_MODE_FALLBACK)
+		ds_nlw_u32(&w, DROPSCOPE_SESSION_A_SMC_REASON, s->smc_reason);
+	if (s->scope)
+		ds_nlw_flag(&w, DROPSCOPE_SESSION_A_SCOPE);
+	if (s->found)
+		ds_nlw_flag(&w, DROPSCOPE_SESSION_A_FOUND);
+	if (s->has_tcp)
+		ds_sess_put_tcp(&w, s);
+	__skb_put(skb, w.at - start);
 	nla_nest_end(skb, nest);
 	return 0;
 }
