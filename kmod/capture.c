@@ -85,6 +85,8 @@ struct ds_cap_cpu {
 	local64_t matched;
 	local64_t lost;		/* the ring was full */
 	local64_t no_network;
+	/* the drain's: head when it began, what it took (tail once copied) */
+	u32 dhead, dtail;
 };
 
 struct ds_cap {
@@ -407,50 +409,103 @@ static void ds_cap_msg_send(struct ds_cap *c, struct ds_cap_msg *m, bool end)
 #define DS_CAP_COUNTERS_SIZE	(nla_total_size(0) + nla_total_size(4) + \
 				 5 * nla_total_size_64bit(8) + nla_total_size(0))
 
-/* Drain one CPU's ring of c into messages. */
-static void ds_cap_drain_cpu(struct ds_cap *c, struct ds_cap_cpu *pc,
-			     struct ds_cap_msg *m)
+/* The next record of pc to drain, pads stepped over; NULL: none left. */
+static const struct ds_cap_rec *ds_cap_next(struct ds_cap_cpu *pc)
 {
-	/* pairs with the smp_store_release() in ds_cap_copy() */
-	u32 head = smp_load_acquire(&pc->head), tail = pc->tail;
 	const struct ds_cap_rec *r;
-	size_t need;
 
-	while (tail != head) {
+	while (pc->dtail != pc->dhead) {
 		r = (const struct ds_cap_rec *)(pc->buf +
-						(tail & (DS_CAP_RING - 1)));
-		if (r->size == DS_CAP_PAD) {
-			tail += DS_CAP_RING - (tail & (DS_CAP_RING - 1));
-			continue;
-		}
-		need = ds_cap_packet_size(r->caplen, r->stack) +
-		       DS_CAP_COUNTERS_SIZE;
-		if (m->skb && skb_tailroom(m->skb) < need)
-			ds_cap_msg_send(c, m, false);
-		if (!m->skb && ds_cap_msg_new(m, need)) {
-			c->lost_socket++;
-			tail += r->size;
-			continue;
-		}
-		if (ds_cap_put_packet(m->skb, r))
-			c->lost_socket++;
-		else
-			m->packets++;
-		tail += r->size;
+						(pc->dtail & (DS_CAP_RING - 1)));
+		if (r->size != DS_CAP_PAD)
+			return r;
+		pc->dtail += DS_CAP_RING - (pc->dtail & (DS_CAP_RING - 1));
 	}
-	/* the records are copied: pairs with the acquire in ds_cap_copy() */
-	smp_store_release(&pc->tail, tail);
+	return NULL;
 }
 
-/* Everything c buffered, to its socket; with end, the last message. */
+/* One record r of c into messages. */
+static void ds_cap_drain_rec(struct ds_cap *c, const struct ds_cap_rec *r,
+			     struct ds_cap_msg *m)
+{
+	size_t need = ds_cap_packet_size(r->caplen, r->stack) +
+		      DS_CAP_COUNTERS_SIZE;
+
+	if (m->skb && skb_tailroom(m->skb) < need)
+		ds_cap_msg_send(c, m, false);
+	if (!m->skb && ds_cap_msg_new(m, need)) {
+		c->lost_socket++;
+		return;
+	}
+	if (ds_cap_put_packet(m->skb, r))
+		c->lost_socket++;
+	else
+		m->packets++;
+}
+
+/* The earliest record so far, *first of *at, or pc's next if earlier. */
+static void ds_cap_pick(struct ds_cap_cpu *pc, const struct ds_cap_rec **first,
+			struct ds_cap_cpu **at)
+{
+	const struct ds_cap_rec *r = ds_cap_next(pc);
+
+	if (r && (!*first || r->tstamp < (*first)->tstamp)) {
+		*first = r;
+		*at = pc;
+	}
+}
+
+/* The CPUs a drain merges at once; more, and it looks at every CPU. */
+#define DS_CAP_MERGE	16
+
+/*
+ * Everything c buffered, to its socket; with end, the last message. Each
+ * CPU's ring is in the order of its drops; the rings are merged by time,
+ * so that the file is in the order the drops happened, as tcpdump's is,
+ * even when a sender moved between CPUs. The merge looks at the CPUs
+ * whose rings hold records, usually one or two.
+ */
 static void ds_cap_drain(struct ds_cap *c, bool end)
 {
+	struct ds_cap_cpu *pc, *at, *busy[DS_CAP_MERGE];
+	const struct ds_cap_rec *first;
 	struct ds_cap_msg m = { 0 };
-	unsigned int cpu;
+	unsigned int cpu, n = 0, i;
+	bool all = false;
 
 	lockdep_assert_held(&ds_lock);
-	for_each_possible_cpu(cpu)
-		ds_cap_drain_cpu(c, per_cpu_ptr(c->pc, cpu), &m);
+	for_each_possible_cpu(cpu) {
+		pc = per_cpu_ptr(c->pc, cpu);
+		/* pairs with the smp_store_release() in ds_cap_copy() */
+		pc->dhead = smp_load_acquire(&pc->head);
+		pc->dtail = pc->tail;
+		if (pc->dtail == pc->dhead)
+			continue;
+		if (n < DS_CAP_MERGE)
+			busy[n++] = pc;
+		else
+			all = true;
+	}
+	for (;;) {
+		first = NULL;
+		at = NULL;
+		if (all) {
+			for_each_possible_cpu(cpu)
+				ds_cap_pick(per_cpu_ptr(c->pc, cpu), &first, &at);
+		} else {
+			for (i = 0; i < n; i++)
+				ds_cap_pick(busy[i], &first, &at);
+		}
+		if (!first)
+			break;
+		ds_cap_drain_rec(c, first, &m);
+		at->dtail += first->size;
+	}
+	for_each_possible_cpu(cpu) {
+		pc = per_cpu_ptr(c->pc, cpu);
+		/* the records are copied: pairs with the acquire in ds_cap_copy() */
+		smp_store_release(&pc->tail, pc->dtail);
+	}
 	if (!m.skb && end)
 		ds_cap_msg_new(&m, DS_CAP_COUNTERS_SIZE);
 	ds_cap_msg_send(c, &m, end);

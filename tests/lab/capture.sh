@@ -88,6 +88,34 @@ test_capture_filter() {
 		"5 dropscope: NO_SOCKET at __udp4_lib_rcv netns $(stat -L -c %i /proc/self/ns/net) 7777" "$got"
 }
 
+# Drops on two CPUs in one interval: the file is in the order they
+# happened, as tcpdump's, not one CPU's ring after the other's. The second
+# CPU drops first, so a drain that took the rings in CPU order would put
+# the later drops first. The interval is a minute: the one drain is the
+# capture's end.
+test_capture_order() {
+	local td
+	need tcpdump taskset
+	setup_module
+	$DS set interval 60s > /dev/null
+	$DS start drops
+	tcpdump -i lo -U -w "$TMP/ref.pcap" 'udp dst port 7777' 2> "$TMP/td.err" &
+	td=$!
+	defer kill_quiet $td
+	wait_oracle 30 grep -q "listening on lo" "$TMP/td.err" || abort "tcpdump did not start: $(cat "$TMP/td.err")"
+	cap_start o filter "udp dst port 7777"
+	taskset -c 1 $BIN/dropgen udp 3 7777 > /dev/null
+	taskset -c 0 $BIN/dropgen udp 3 7777 > /dev/null
+	taskset -c 1 $BIN/dropgen udp 2 7777 > /dev/null
+	# a frame later: tcpdump has them too (its ring's block has gone out)
+	sleep 1.5
+	cap_stop $cap
+	kill -INT $td
+	wait $td
+	check "capture: drops on two CPUs in one interval are written in the order they happened" \
+		"8 8 same" "$(py $PCMP "$TMP/ref.pcap" "$TMP/o.pcapng")"
+}
+
 # Every drop at a rate the buffers cannot hold between two drains:
 # captured and lost add up to the kernel's count of the drops that matched
 test_capture_overflow() {

@@ -37,7 +37,7 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	sessions_masked sessions_bad_params sessions_tcpstate sessions_found sessions_accept_owner
 	sessions_watch_states sessions_watch_retrans smc_absent smc_fallbacks smc_sockets
 	smc_watch smc_r smc_linkgroups smc_alone smc_late smc_masks
-	capture_filter capture_overflow capture_two capture_masks capture_bad
+	capture_filter capture_order capture_overflow capture_two capture_masks capture_bad
 	capture_jumbo capture_unload
 	stacks_udp stacks_replay stacks_full stacks_onoff stacks_bad stacks_capture stacks_lines
 	stacks_unload
