@@ -412,6 +412,11 @@ test_sessions_watch_retrans() {
 	# a server child that lost its handshake's race is a session too
 	clients = sum(1 for s in sess if s["rport"] == 5027)
 	print(f"{clients} clients, {'8+' if len(sess) - clients >= 8 else len(sess) - clients} servers, retransmits {'>0' if total else '0'}, {len(bad)} differ, tlp {'equal' if tlp == int(sys.argv[3]) else f'{tlp} != {sys.argv[3]}'}")
+	# what differs, to read on a failure: each socket's events and dump
+	for b in bad[:4]:
+	    k = (b["lport"], b["rport"]) if isinstance(b, dict) else b
+	    s = [x for x in sess if (x["lport"], x["rport"]) == k]
+	    print(f"  {k}: events {[(e['kind'], e['oldstate'], e['newstate'], e.get('segs')) for e in ev if (e['lport'], e['rport']) == k]}, dump {[(x['state'], x['retransmits'], x['cookie']) for x in s]}")
 	PY
 	)
 	check "watch sessions retrans: each socket's retransmitted segments equal its total_retrans; TLPs as the kernel called them" \
