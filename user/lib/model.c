@@ -460,27 +460,15 @@ static uint32_t ds_u32(struct nlattr **tb, int a)
 	return tb[a] ? ds_nla_u32(tb[a]) : 0;
 }
 
-/* inet_ntop() of an IPv4 address, without its sprintf() or a call. */
+/* inet_ntop() of an IPv4 address, without its sprintf(). */
 static void ds_ipv4(const unsigned char *b, char *buf)
 {
-	unsigned int i, v;
+	int i;
 
 	for (i = 0; i < 4; i++) {
-		v = b[i];
-		if (v >= 100) {
-			*buf++ = (char)('0' + (v >= 200 ? 2 : 1));
-			v %= 100;
-			memcpy(buf, ds_digits2 + 2 * v, 2);
-			buf += 2;
-		} else if (v >= 10) {
-			memcpy(buf, ds_digits2 + 2 * v, 2);
-			buf += 2;
-		} else {
-			*buf++ = (char)('0' + v);
-		}
-		*buf++ = '.';
+		buf += ds_print_udec(buf, b[i]);
+		*buf++ = i < 3 ? '.' : '\0';
 	}
-	buf[-1] = '\0';
 }
 
 static void ds_addr(struct nlattr *a, int family, char *buf, size_t len)

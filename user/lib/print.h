@@ -138,8 +138,6 @@ void ds_print_bool_as(struct ds_print *p, enum ds_pmode mode,
 /* The decimal digits of v, written at the end of buf; returns the
  * first (no printf: for the many numbers of a long table). */
 char *ds_print_dec(char buf[24], uint64_t v);
-/* "00" to "99": the two digits of each number under 100 */
-extern const char ds_digits2[201];
 /* The decimal digits of v at q, no NUL (at most 20); returns how many. */
 size_t ds_print_udec_10(char *q, uint64_t v);
 static inline size_t ds_print_udec(char *q, uint64_t v)
