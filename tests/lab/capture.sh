@@ -53,18 +53,28 @@ cap_count() {
 		sed -n 's/^\([0-9]*\) packets*$/\1/p'
 }
 
+# ref_start: tcpdump's own capture of UDP to port 7777 on lo, the
+# reference, in $TMP/ref.pcap until ref_stop
+ref_start() {
+	tcpdump -i lo -U -w "$TMP/ref.pcap" 'udp dst port 7777' 2> "$TMP/td.err" &
+	ref_td=$!
+	defer kill_quiet $ref_td
+	wait_oracle 30 grep -q "listening on lo" "$TMP/td.err" || abort "tcpdump did not start: $(cat "$TMP/td.err")"
+}
+ref_stop() {
+	kill -INT $ref_td
+	wait $ref_td
+}
+
 # A known mixture, a filter that matches one kind: the file holds exactly
 # those packets, byte for byte as tcpdump saw them leave on lo, tcpdump's
 # filters work on it, and tshark shows each one's reason and site
 test_capture_filter() {
-	local td udp0 got
+	local udp0 got
 	need tcpdump tshark
 	setup_module
 	$DS start drops
-	tcpdump -i lo -U -w "$TMP/ref.pcap" 'udp dst port 7777' 2> "$TMP/td.err" &
-	td=$!
-	defer kill_quiet $td
-	wait_oracle 30 grep -q "listening on lo" "$TMP/td.err" || abort "tcpdump did not start: $(cat "$TMP/td.err")"
+	ref_start
 	cap_start f filter "udp dst port 7777"
 	udp0=$($KC snmp Udp NoPorts)
 	gen udp 5 7777
@@ -74,8 +84,7 @@ test_capture_filter() {
 	sleep 1.5
 	cap_stop $cap
 	check "capture: exit 0 on SIGINT" 0 $?
-	kill -INT $td
-	wait $td
+	ref_stop
 	check "capture: 5 of the 8 UDP drops (Udp NoPorts) matched udp dst port 7777, all written" \
 		"8 5 5 5 0 0" "$(($($KC snmp Udp NoPorts) - udp0)) $(cap_sum f matched captured written lost_buffer lost_socket)"
 	check "capture: the packets are tcpdump's of lo, byte for byte, in order" \
@@ -94,15 +103,11 @@ test_capture_filter() {
 # the later drops first. The interval is a minute: the one drain is the
 # capture's end.
 test_capture_order() {
-	local td
 	need tcpdump taskset
 	setup_module
 	$DS set interval 60s > /dev/null
 	$DS start drops
-	tcpdump -i lo -U -w "$TMP/ref.pcap" 'udp dst port 7777' 2> "$TMP/td.err" &
-	td=$!
-	defer kill_quiet $td
-	wait_oracle 30 grep -q "listening on lo" "$TMP/td.err" || abort "tcpdump did not start: $(cat "$TMP/td.err")"
+	ref_start
 	cap_start o filter "udp dst port 7777"
 	taskset -c 1 $BIN/dropgen udp 3 7777 > /dev/null
 	taskset -c 0 $BIN/dropgen udp 3 7777 > /dev/null
@@ -110,8 +115,7 @@ test_capture_order() {
 	# a frame later: tcpdump has them too (its ring's block has gone out)
 	sleep 1.5
 	cap_stop $cap
-	kill -INT $td
-	wait $td
+	ref_stop
 	check "capture: drops on two CPUs in one interval are written in the order they happened" \
 		"8 8 same" "$(py $PCMP "$TMP/ref.pcap" "$TMP/o.pcapng")"
 }
