@@ -15,6 +15,11 @@
   kcount.py snmp PROTO FIELD [FILE]    one counter of /proc/net/snmp (or
                                        of FILE, a copy of another netns')
   kcount.py rounds WATCH.jsonl         rounds, max round, deltas summed
+  kcount.py layers WATCH.jsonl         the deltas summed per layer, and the
+                                       overflow: "dev=N hw=N kernel=N
+                                       overflow=N"
+  kcount.py layers SITES.json STATS.json   the same of `show sites` and
+                                       `show stats`
   kcount.py table                      the names of the tracepoint's table
   kcount.py reasons                    the drop reasons of the running
                                        kernel's BTF: the enumerators of enum
@@ -150,6 +155,22 @@ def main(argv):
                 deltas += msg["overflow_delta"]
                 deltas += sum(s["delta"] for s in msg["sites"])
         print(len(rounds), ends, deltas)
+    elif cmd == "layers":
+        sums = collections.Counter(dev=0, hw=0, kernel=0)
+        if len(argv) > 3:
+            with open(argv[2]) as f:
+                for s in json.load(f):
+                    sums[s["layer"]] += s["count"]
+            with open(argv[3]) as f:
+                sums["overflow"] = json.load(f)["overflow"]
+        else:
+            with open(argv[2]) as f:
+                for line in f:
+                    msg = json.loads(line)
+                    for s in msg["sites"]:
+                        sums[s["layer"]] += s["delta"]
+                    sums["overflow"] += msg["overflow_delta"]
+        print(" ".join("%s=%d" % kv for kv in sorted(sums.items())))
     elif cmd == "table":
         print("\n".join(sorted(set(reason_table().values()))))
     elif cmd == "reasons":
