@@ -117,9 +117,11 @@ static u32 ds_cap_last_id;	/* under ds_lock */
 /* ---- the drop path: any context, this CPU's ring only ------------------ */
 
 /* Copy the packet of a drop that passed c's tests into this CPU's ring. */
-static void ds_cap_copy(struct ds_cap *c, const struct sk_buff *skb,
-			unsigned long loc, u32 reason, u32 stack)
+static void ds_cap_copy(struct ds_cap *c, struct ds_drop *d, u32 stack)
 {
+	const struct ds_key *k = ds_drop_key(d, BIT(DS_F_IFINDEX) |
+					     BIT(DS_F_NETNS));
+	const struct sk_buff *skb = d->skb;
 	struct ds_cap_cpu *pc = ds_this_cpu_ptr(c->pc);
 	int off = skb_network_offset(skb);
 	u32 len = skb->len - off;
@@ -151,11 +153,11 @@ static void ds_cap_copy(struct ds_cap *c, const struct sk_buff *skb,
 		goto publish;
 	}
 	r->size = size;
-	r->reason = reason;
+	r->reason = k->reason;
 	r->tstamp = ktime_get_real_ns();
-	r->location = loc;
-	r->ifindex = skb->skb_iif;
-	r->netns = ds_drop_netns(skb);
+	r->location = k->loc;
+	r->ifindex = k->ifindex;
+	r->netns = k->netns;
 	r->len = len;
 	r->protocol = ntohs(skb->protocol);
 	r->caplen = caplen;
@@ -206,31 +208,22 @@ static bool ds_cap_has_network(const struct sk_buff *skb)
 
 /*
  * Every drop while a capture exists. The mask rules' verdict is taken
- * once, for the first capture that asks.
+ * once a drop, for the first part that asks (ds_rules_mask_drop()).
  */
-noinline notrace void ds_capture(const struct sk_buff *skb, void *location,
-				 u32 reason, u32 stack)
+noinline notrace void ds_capture(struct ds_drop *d, u32 stack)
 {
 	u32 i, hi = READ_ONCE(ds_cap_hi);
-	unsigned long loc = (unsigned long)location;
-	int masked = -1;
+	const struct sk_buff *skb = d->skb;
 	struct ds_cap *c;
 
 	for (i = 0; i < hi; i++) {
 		c = rcu_dereference_sched(ds_caps[i]);
 		if (!c)
 			continue;
-		if (c->rule.match &&
-		    !ds_rule_matches_drop(&c->rule, skb, loc, reason))
+		if (c->rule.match && !ds_rule_matches_drop(&c->rule, d))
 			continue;
-		if (!c->all) {
-			/* no rule, nothing masked: no call */
-			if (masked < 0)
-				masked = rcu_access_pointer(ds_rules_live) &&
-					 ds_rules_mask_drop(skb, loc, reason);
-			if (masked)
-				continue;
-		}
+		if (!c->all && ds_rules_mask_drop(d))
+			continue;
 		if (!ds_cap_has_network(skb)) {
 			local64_inc(&ds_this_cpu_ptr(c->pc)->no_network);
 			continue;
@@ -238,7 +231,7 @@ noinline notrace void ds_capture(const struct sk_buff *skb, void *location,
 		if (c->prog && !ds_cap_filter_run(c->prog, skb))
 			continue;
 		local64_inc(&ds_this_cpu_ptr(c->pc)->matched);
-		ds_cap_copy(c, skb, loc, reason, stack);
+		ds_cap_copy(c, d, stack);
 	}
 }
 

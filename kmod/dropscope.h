@@ -218,6 +218,37 @@ struct ds_key {
 	u8 l4;
 };
 
+/*
+ * A drop in the probe's slow path, as each part that judges it (stacks,
+ * captures, sessions, the count) sees it: its key, whose packet fields
+ * are read from the packet once, when a part first needs them
+ * (ds_drop_key()), and the mask rules' verdict, taken once
+ * (ds_rules_mask_drop()).
+ */
+struct ds_drop {
+	const struct sk_buff *skb;
+	struct ds_key k;
+	u32 have;		/* BIT(DS_F_*): the fields of k read so far */
+	s8 masked;		/* the rules' verdict; -1: not taken yet */
+};
+
+#define DS_DROP_INIT(s, l, r)	{ .skb = (s), .masked = -1,	\
+				  .k = { .loc = (l), .reason = (r) } }
+
+void ds_drop_fields(const struct sk_buff *skb, u32 fields, struct ds_key *k);
+
+/* The drop's key with (at least) fields read: each read once a drop. */
+static inline const struct ds_key *ds_drop_key(struct ds_drop *d, u32 fields)
+{
+	u32 need = fields & ~d->have;
+
+	if (need) {
+		ds_drop_fields(d->skb, need, &d->k);
+		d->have |= need;
+	}
+	return &d->k;
+}
+
 /* Gated: there are rules on packet fields, and all of them name a device. */
 static inline bool ds_filter_gated(const struct ds_filter *f)
 {
@@ -234,7 +265,6 @@ u32 ds_probe_slots(void);
 u32 ds_probe_used(unsigned int cpu);
 const struct ds_slot *ds_probe_slot(unsigned int cpu, u32 j, u32 *index);
 u64 ds_probe_overflow(unsigned int cpu);
-void ds_drop_fields(const struct sk_buff *skb, u32 fields, struct ds_key *k);
 
 /* ---- devices.c: the netns of live devices, by pointer, for the probe -- */
 
@@ -421,17 +451,27 @@ struct ds_rule {
 
 void ds_rules_judge(struct ds_site *site);
 int ds_rule_validate(const struct ds_rule *r, struct genl_info *info);
-bool ds_rule_matches_drop(const struct ds_rule *r, const struct sk_buff *skb,
-			  unsigned long loc, u32 reason);
-u32 ds_drop_netns(const struct sk_buff *skb);
+bool ds_rule_matches_drop(const struct ds_rule *r, struct ds_drop *d);
 int ds_rules_judge_smc(u32 code, bool *masked);
 int ds_rules_judge_trap(const struct ds_trap *t, bool *masked);
 int ds_rules_judge_devctr(const struct ds_devctr *e, bool *masked);
 /* The rules in effect, NULL while there is none (rules.c) */
 struct ds_ruleset;
 extern struct ds_ruleset __rcu *ds_rules_live;
-bool ds_rules_mask_drop(const struct sk_buff *skb, unsigned long loc,
-			u32 reason);
+bool ds_rules_judge_drop(struct ds_drop *d);
+
+/*
+ * The mask rules' verdict on a drop of the slow path, taken once, by the
+ * first part that asks; with no rule in effect, no call.
+ */
+static inline bool ds_rules_mask_drop(struct ds_drop *d)
+{
+	if (d->masked < 0)
+		d->masked = rcu_access_pointer(ds_rules_live) &&
+			    ds_rules_judge_drop(d);
+	return d->masked;
+}
+
 u32 ds_rules_gen(void);
 void ds_rule_hit(int rule, u64 delta);
 void ds_rules_zero_hits(void);
@@ -570,8 +610,7 @@ int ds_scope_set(u64 id, struct netlink_ext_ack *extack);
 u64 ds_scope_id(void);
 void ds_scope_exit(void);
 struct sock;
-void ds_sess_drop(const struct sock *sk, const struct sk_buff *skb,
-		  void *location, u32 reason);
+void ds_sess_drop(const struct sock *sk, struct ds_drop *d);
 
 int ds_sessions_init(void);
 void ds_sessions_exit(void);
@@ -653,8 +692,7 @@ struct nlattr;
 DECLARE_STATIC_KEY_FALSE(ds_cap_key);
 /* On while capture or stacks need every drop in the probe's slow path. */
 DECLARE_STATIC_KEY_FALSE(ds_slow_key);
-void ds_capture(const struct sk_buff *skb, void *location, u32 reason,
-		u32 stack);
+void ds_capture(struct ds_drop *d, u32 stack);
 extern const struct ds_sink ds_capture_sink;
 int ds_capture_start(struct nlattr **tb, const struct ds_rule *rule,
 		     struct genl_info *info, u32 *id);
@@ -701,7 +739,7 @@ struct ds_stacks_stats {
 };
 
 /* In the probe's slow path: the stack's id, or 0 (not taken, or lost). */
-u32 ds_stacks_drop(const struct sk_buff *skb, void *location, u32 reason);
+u32 ds_stacks_drop(struct ds_drop *drop);
 int ds_stacks_set(bool on, const struct ds_rule *r,
 		  struct netlink_ext_ack *extack);
 bool ds_stacks_on(const struct ds_rule **r);

@@ -164,7 +164,7 @@ static __always_inline void ds_packet_key(const struct sk_buff *skb,
 
 /*
  * The packet fields in fields (BIT(DS_F_*)) of a drop, as its site is
- * keyed by them: for the rules' verdict on a single drop (rules.c), in
+ * keyed by them: for the slow path's parts, through ds_drop_key(), in
  * any context, hard IRQ included. Only a drop gated out of the packet
  * fields has them 0 in its site, and none of the rules that use them can
  * match it either way, since each names a device it did not come in on.
@@ -180,12 +180,6 @@ notrace void ds_drop_fields(const struct sk_buff *skb, u32 fields,
 		k->l3 = ntohs((__force __be16)ds_packet_l3(skb));
 	if (fields & BIT(DS_F_L4))
 		k->l4 = ds_packet_l4(skb);
-}
-
-/* The netns of a drop, as rules match it: for captures (capture.c). */
-notrace u32 ds_drop_netns(const struct sk_buff *skb)
-{
-	return ds_packet_netns(skb);
 }
 
 /*
@@ -345,6 +339,56 @@ static __always_inline void ds_probe_count(struct ds_cpu *c,
 		ds_count(c, loc, reason, pk, ds_hash(loc, reason, pk));
 }
 
+/* The fields the drop path is keyed by now, as BIT(DS_F_*). */
+static __always_inline u32 ds_keyed_fields(void)
+{
+	u32 f = 0;
+
+	if (static_branch_likely(&ds_field_keys[DS_F_IFINDEX]))
+		f |= BIT(DS_F_IFINDEX);
+	if (static_branch_likely(&ds_field_keys[DS_F_NETNS]))
+		f |= BIT(DS_F_NETNS);
+	if (static_branch_likely(&ds_field_keys[DS_F_L3]))
+		f |= BIT(DS_F_L3);
+	if (static_branch_likely(&ds_field_keys[DS_F_L4]))
+		f |= BIT(DS_F_L4);
+	return f;
+}
+
+/*
+ * The slow path's key of a drop, as ds_packet_key() makes it, from the
+ * fields the drop's other parts read already (ds_drop_key()).
+ */
+static __always_inline void ds_drop_rk_pk(struct ds_drop *d, u64 *rk, u64 *pk)
+{
+	const struct ds_key *k;
+	u32 f;
+
+	*rk = d->k.reason;
+	if (!ds_packet_keyed(d->skb))
+		return;
+	f = ds_keyed_fields();
+	k = ds_drop_key(d, f);
+	if (f & BIT(DS_F_IFINDEX))
+		*rk |= (u64)k->ifindex << 32;
+	if (f & BIT(DS_F_NETNS))
+		*pk |= k->netns;
+	if (f & BIT(DS_F_L3))
+		*pk |= (u64)(__force u16)htons(k->l3) << 32;
+	if (f & BIT(DS_F_L4))
+		*pk |= (u64)k->l4 << 48;
+}
+
+/* Count a drop of the slow path; pk as ds_probe_count() takes it. */
+static __always_inline void ds_drop_count(struct ds_drop *d, u64 pk)
+{
+	u64 rk;
+
+	ds_drop_rk_pk(d, &rk, &pk);
+	ds_count(ds_this_cpu_ptr(&ds_cpus), d->k.loc, rk, pk,
+		 ds_hash(d->k.loc, rk, pk));
+}
+
 #ifdef DS_HAVE_KFREE_SKB_RX_SK
 static __always_inline bool ds_sock_or_late(const struct sk_buff *skb,
 					    const struct sock *rx_sk)
@@ -368,17 +412,16 @@ static __always_inline bool ds_sock_or_late(const struct sk_buff *skb,
  * and its key kept when it may be UDP's failure to queue, so that
  * ds_probe_late() can count it to the scope too.
  */
-static noinline notrace void ds_count_late(const struct sk_buff *skb,
-					   unsigned long loc, u32 reason)
+static noinline notrace void ds_count_late(struct ds_drop *d)
 {
 	struct ds_cpu *c = ds_this_cpu_ptr(&ds_cpus);
-	u64 rk = reason, pk = 0;
+	unsigned long loc = d->k.loc;
+	u64 rk, pk = 0;
 
-	if (ds_packet_keyed(skb))
-		ds_packet_key(skb, &rk, &pk);
+	ds_drop_rk_pk(d, &rk, &pk);
 	ds_count(c, loc, rk, pk, ds_hash(loc, rk, pk));
-	if (reason != SKB_DROP_REASON_SOCKET_RCVBUFF &&
-	    reason != SKB_DROP_REASON_PROTO_MEM)
+	if (d->k.reason != SKB_DROP_REASON_SOCKET_RCVBUFF &&
+	    d->k.reason != SKB_DROP_REASON_PROTO_MEM)
 		return;
 	c->late_rk = rk;
 	c->late_pk = pk;
@@ -422,29 +465,28 @@ notrace void ds_probe_late(const struct sock *sk)
  * (sessions.c), and apart when the socket is the scope's (scope.c). Out of
  * line, as ds_count_packet() is.
  */
-static noinline notrace void ds_count_sock(const struct sk_buff *skb,
-					   void *location, u32 reason,
+static noinline notrace void ds_count_sock(struct ds_drop *d,
 					   const struct sock *rx_sk)
 {
-	const struct sock *sk = skb->sk ? skb->sk : rx_sk;
+	const struct sock *sk = d->skb->sk ? d->skb->sk : rx_sk;
 	u64 pk = 0;
 
 #ifndef DS_HAVE_KFREE_SKB_RX_SK
 	if (!sk)
-		return ds_count_late(skb, (unsigned long)location, reason);
+		return ds_count_late(d);
 #endif
 	if (static_branch_unlikely(&ds_sess_drops_key))
-		ds_sess_drop(sk, skb, location, reason);
+		ds_sess_drop(sk, d);
 	if (static_branch_unlikely(&ds_scope_key) && ds_scope_holds(sk))
 		pk = DS_PK_SCOPE;
-	ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb, (unsigned long)location,
-		       reason, pk);
+	ds_drop_count(d, pk);
 }
 
 /*
  * A drop while a capture runs or stacks are taken, or one with a socket
- * while sessions are tracked. Out of line and reached by a tail call, so that the common
- * probe saves no register: nothing it holds lives across a call. Its
+ * while sessions are tracked: each part reads the packet's fields it
+ * needs once for all (struct ds_drop). Out of line and reached by a tail
+ * call, so that the common probe saves no register: nothing it holds lives across a call. Its
  * arguments are the probe's, in the same registers: the tail call moves
  * none.
  */
@@ -452,19 +494,19 @@ static noinline __noclone notrace void
 ds_probe_slow(void *data, const struct sk_buff *skb, void *location,
 	      u32 reason, const struct sock *rx_sk)
 {
+	struct ds_drop d = DS_DROP_INIT(skb, (unsigned long)location, reason);
 	u32 stack = 0;
 
 	ds_probe_begin();
 	if (static_branch_unlikely(&ds_stacks_key))
-		stack = ds_stacks_drop(skb, location, reason);
+		stack = ds_stacks_drop(&d);
 	if (static_branch_unlikely(&ds_cap_key))
-		ds_capture(skb, location, reason, stack);
+		ds_capture(&d, stack);
 	if (static_branch_unlikely(&ds_sock_key) &&
 	    ds_sock_or_late(skb, rx_sk))
-		ds_count_sock(skb, location, reason, rx_sk);
+		ds_count_sock(&d, rx_sk);
 	else
-		ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb,
-			       (unsigned long)location, reason, 0);
+		ds_drop_count(&d, 0);
 	ds_probe_end();
 }
 
@@ -476,7 +518,7 @@ ds_probe_slow(void *data, const struct sk_buff *skb, void *location,
  * a socket pays the session part a no-op and one test of skb->sk (or'ed
  * with rx_sk where it is passed), and capture a no-op.
  */
-static void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
+static notrace void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 {
 	if (static_branch_unlikely(&ds_slow_key) ||
 	    (static_branch_unlikely(&ds_stacks_site_key) &&

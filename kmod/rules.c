@@ -184,35 +184,25 @@ int ds_rules_judge_devctr(const struct ds_devctr *e, bool *masked)
 
 /*
  * Do the rules in effect mask this drop? Any context, hard IRQ included,
- * lockless: called from the drop probe, under its preempt_disable(). Its
+ * lockless: called from the drop probe, under its preempt_disable(),
+ * through ds_rules_mask_drop(), which takes the verdict once a drop. Its
  * packet fields are read only when some rule uses them.
  */
-notrace bool ds_rules_mask_drop(const struct sk_buff *skb, unsigned long loc,
-				u32 reason)
+notrace bool ds_rules_judge_drop(struct ds_drop *d)
 {
 	const struct ds_ruleset *set = rcu_dereference_sched(ds_rules_live);
-	struct ds_key k = { .loc = loc, .reason = reason };
-	bool masked;
+	bool masked = false;
 
-	if (!set)
-		return false;
-	if (set->fields)
-		ds_drop_fields(skb, set->fields, &k);
-	ds_rules_verdict(set->rules, set->nrules, set->nonly, &k, &masked);
+	if (set)
+		ds_rules_verdict(set->rules, set->nrules, set->nonly,
+				 ds_drop_key(d, set->fields), &masked);
 	return masked;
 }
 
 /* Does rule r match this drop? Any context, as ds_rules_mask_drop(). */
-notrace bool ds_rule_matches_drop(const struct ds_rule *r,
-				  const struct sk_buff *skb, unsigned long loc,
-				  u32 reason)
+notrace bool ds_rule_matches_drop(const struct ds_rule *r, struct ds_drop *d)
 {
-	struct ds_key k = { .loc = loc, .reason = reason };
-	u32 fields = DS_M_TO_FIELDS(r->match);
-
-	if (fields)
-		ds_drop_fields(skb, fields, &k);
-	return ds_rule_matches(r, &k);
+	return ds_rule_matches(r, ds_drop_key(d, DS_M_TO_FIELDS(r->match)));
 }
 
 u32 ds_rules_gen(void)
@@ -290,7 +280,7 @@ static void ds_ruleset_publish(struct ds_ruleset *set)
 			if (rs.rules[i].layer == DROPSCOPE_LAYER_KERNEL)
 				set->fields |= DS_M_TO_FIELDS(rs.rules[i].match);
 	}
-	/* pairs with the rcu_dereference_sched() in ds_rules_mask_drop() */
+	/* pairs with the rcu_dereference_sched() in ds_rules_judge_drop() */
 	old = rcu_replace_pointer(ds_rules_live, set, lockdep_is_held(&ds_lock));
 	if (old)
 		kvfree_rcu(old, rcu);

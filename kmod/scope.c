@@ -37,7 +37,7 @@ DEFINE_STATIC_KEY_FALSE(ds_late_key);
 
 static struct tracepoint *ds_udp_fail_tp;	/* under ds_lock */
 
-static void ds_udp_fail_probe(DS_UDP_FAIL_PROBE_ARGS)
+static notrace void ds_udp_fail_probe(DS_UDP_FAIL_PROBE_ARGS)
 {
 	ds_probe_late(sk);
 }

@@ -168,9 +168,7 @@ static __always_inline void ds_cell_inc(u32 i, u32 gen)
  * A drop of a packet of sk: count it to sk's session, if tracked, or as a
  * masked session drop if the rules mask it.
  */
-noinline notrace void ds_sess_drop(const struct sock *sk,
-				   const struct sk_buff *skb, void *location,
-				   u32 reason)
+noinline notrace void ds_sess_drop(const struct sock *sk, struct ds_drop *d)
 {
 	u32 h = hash_ptr(sk, tcp.hash_bits), gen;
 	struct hlist_nulls_node *n;
@@ -186,7 +184,7 @@ begin:
 		smp_rmb();
 		if (READ_ONCE(e->gen) != gen)
 			return;
-		if (ds_rules_mask_drop(skb, (unsigned long)location, reason)) {
+		if (ds_rules_mask_drop(d)) {
 			local64_inc(ds_this_cpu_ptr(&ds_sess_masked));
 		} else {
 			if (!READ_ONCE(e->dropped)) {
@@ -583,7 +581,7 @@ static noinline void ds_sess_event(const struct sock *sk,
 }
 
 /* tcp:tcp_retransmit_skb: a retransmit of its segments (total_retrans) */
-static void ds_rtx_probe(void *data, const struct sock *sk,
+static notrace void ds_rtx_probe(void *data, const struct sock *sk,
 			 const struct sk_buff *skb)
 {
 	ds_sess_event(sk, NULL, DROPSCOPE_SESS_EVENT_RETRANS, sk->sk_state,
@@ -594,7 +592,7 @@ static void ds_rtx_probe(void *data, const struct sock *sk,
  * tcp:tcp_retransmit_synack: a SYN-ACK sent again for a request; the
  * child it becomes starts with these in its total_retrans.
  */
-static void ds_synack_probe(void *data, const struct sock *sk,
+static notrace void ds_synack_probe(void *data, const struct sock *sk,
 			    const struct request_sock *req)
 {
 	ds_sess_event(NULL, req, DROPSCOPE_SESS_EVENT_RETRANS, TCP_SYN_RECV,
@@ -619,7 +617,7 @@ static int ds_tlp_pre(struct kprobe *p, struct pt_regs *regs)
  * owns no process, and the addresses are read already. It is not looked
  * up; a live session's state is read from its socket when it is dumped.
  */
-static void ds_state_probe(void *data, const struct sock *sk,
+static notrace void ds_state_probe(void *data, const struct sock *sk,
 			   const int oldstate, const int newstate)
 {
 	if (sk->sk_protocol != IPPROTO_TCP || sk->sk_type != SOCK_STREAM)
@@ -736,12 +734,12 @@ static void ds_rst(const struct sock *sk, bool sent)
 	raw_spin_unlock_irqrestore(&tcp.lock, flags);
 }
 
-static void ds_send_reset_probe(DS_TCP_SEND_RESET_PROBE_ARGS)
+static notrace void ds_send_reset_probe(DS_TCP_SEND_RESET_PROBE_ARGS)
 {
 	ds_rst(sk, true);
 }
 
-static void ds_receive_reset_probe(void *data, struct sock *sk)
+static notrace void ds_receive_reset_probe(void *data, struct sock *sk)
 {
 	ds_rst(sk, false);
 }

@@ -849,18 +849,16 @@ static noinline notrace u32 ds_stack_whole(struct ds_stab *t,
  * taken, or lost. A drop in an NMI, which could come between any two
  * steps of the CPU's tables, is counted as lost.
  */
-notrace u32 ds_stacks_drop(const struct sk_buff *skb, void *location,
-			   u32 reason)
+notrace u32 ds_stacks_drop(struct ds_drop *drop)
 {
 	struct ds_sdrop d = {
-		.loc = (unsigned long)location, .reason = reason,
+		.loc = drop->k.loc, .reason = drop->k.reason,
 		.ra = (unsigned long)__builtin_return_address(0),
 	};
 	struct ds_stab *t;
 	u32 id;
 
-	if (st.rule.match &&
-	    !ds_rule_matches_drop(&st.rule, skb, d.loc, reason))
+	if (st.rule.match && !ds_rule_matches_drop(&st.rule, drop))
 		return 0;
 	t = *ds_this_cpu_ptr(&ds_stabs);
 	if (unlikely(in_nmi())) {

@@ -20,8 +20,8 @@ trap 'rm -rf "$T"' EXIT
 # PLAIN one that builds the probe without the check
 mutants=(
 	"sessions.c|sessions.c|sessions.c|inet_sock_set_state|const int oldstate, const int newstate)|const long oldstate, const int newstate)"
-	"sessions.c|sessions.c|sessions.c|tcp_send_reset|static void ds_send_reset_probe(DS_TCP_SEND_RESET_PROBE_ARGS)|static void ds_send_reset_probe(DS_TCP_SEND_RESET_PROBE_ARGS, int more)"
-	"sessions.c|sessions.c|sessions.c|tcp_receive_reset|static void ds_receive_reset_probe(void *data, struct sock *sk)|static void ds_receive_reset_probe(void *data, struct sock *sk, const struct sk_buff *skb)"
+	"sessions.c|sessions.c|sessions.c|tcp_send_reset|static notrace void ds_send_reset_probe(DS_TCP_SEND_RESET_PROBE_ARGS)|static notrace void ds_send_reset_probe(DS_TCP_SEND_RESET_PROBE_ARGS, int more)"
+	"sessions.c|sessions.c|sessions.c|tcp_receive_reset|static notrace void ds_receive_reset_probe(void *data, struct sock *sk)|static notrace void ds_receive_reset_probe(void *data, struct sock *sk, const struct sk_buff *skb)"
 )
 smc_mutants=(
 	"smc.c,dropscope.h|smctp.c|smc.c|smc_switch_to_fallback|			   int fallback_rsn)|			   long fallback_rsn)"
@@ -31,7 +31,7 @@ smc_mutants=(
 )
 # kernels whose skb:kfree_skb has no rx_sk hook UDP's failure to queue
 late_mutants=(
-	"scope.c|scope.c|scope.c|udp_fail_queue_rcv_skb|static void ds_udp_fail_probe(DS_UDP_FAIL_PROBE_ARGS)|static void ds_udp_fail_probe(DS_UDP_FAIL_PROBE_ARGS, int more)"
+	"scope.c|scope.c|scope.c|udp_fail_queue_rcv_skb|static notrace void ds_udp_fail_probe(DS_UDP_FAIL_PROBE_ARGS)|static notrace void ds_udp_fail_probe(DS_UDP_FAIL_PROBE_ARGS, int more)"
 )
 kernels=("$@")
 [ ${#kernels[@]} -gt 0 ] || mapfile -t kernels < <(scripts/kernels)
