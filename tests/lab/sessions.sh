@@ -393,11 +393,10 @@ test_sessions_watch_retrans() {
 	oracle_stop
 	grep -q "^tlp" "$TMP/tlp.txt" || abort "bpftrace did not end: $(cat "$TMP/tlp.err")"
 	$DS -j show sessions closed port 5027 > "$TMP/rtxsess.json"
-	# one more round carries the last events
-	sleep 2
-	kill $watcher
-	wait $watcher 2>/dev/null
-	r=$(py - "$TMP/rtx.jsonl" "$TMP/rtxsess.json" "$(sed -n 's/^tlp //p' "$TMP/tlp.txt")" <<-'PY'
+	# the rounds carry the events in the order they were recorded, and
+	# the last was recorded before the last close: wait until every
+	# socket's events add up (or 20 s, and report what differs)
+	cat > "$TMP/rtx.py" <<-'PY'
 	import collections, json, sys
 	ev = [e for e in map(json.loads, open(sys.argv[1])) if "kind" in e]
 	segs = collections.Counter()
@@ -408,6 +407,8 @@ test_sessions_watch_retrans() {
 	total = sum(s["retransmits"] for s in sess)
 	bad = [s for s in sess if segs[(s["lport"], s["rport"])] != s["retransmits"]]
 	bad += [k for k in segs if not any((s["lport"], s["rport"]) == k for s in sess)]
+	if sys.argv[3] == "poll":
+	    sys.exit(1 if bad else 0)
 	tlp = sum(1 for e in ev if e["kind"] == "tlp")
 	# a server child that lost its handshake's race is a session too
 	clients = sum(1 for s in sess if s["rport"] == 5027)
@@ -418,7 +419,10 @@ test_sessions_watch_retrans() {
 	    s = [x for x in sess if (x["lport"], x["rport"]) == k]
 	    print(f"  {k}: events {[(e['kind'], e['oldstate'], e['newstate'], e.get('segs')) for e in ev if (e['lport'], e['rport']) == k]}, dump {[(x['state'], x['retransmits'], x['cookie']) for x in s]}")
 	PY
-	)
+	wait_for 20 py "$TMP/rtx.py" "$TMP/rtx.jsonl" "$TMP/rtxsess.json" poll
+	kill $watcher
+	wait $watcher 2>/dev/null
+	r=$(py "$TMP/rtx.py" "$TMP/rtx.jsonl" "$TMP/rtxsess.json" "$(sed -n 's/^tlp //p' "$TMP/tlp.txt")")
 	check "watch sessions retrans: each socket's retransmitted segments equal its total_retrans; TLPs as the kernel called them" \
 		"8 clients, 8+ servers, retransmits >0, 0 differ, tlp equal" "$r"
 	$DS stop
