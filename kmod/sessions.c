@@ -582,7 +582,7 @@ static noinline void ds_sess_event(const struct sock *sk,
 
 /* tcp:tcp_retransmit_skb: a retransmit of its segments (total_retrans) */
 static notrace void ds_rtx_probe(void *data, const struct sock *sk,
-			 const struct sk_buff *skb)
+				 const struct sk_buff *skb)
 {
 	ds_sess_event(sk, NULL, DROPSCOPE_SESS_EVENT_RETRANS, sk->sk_state,
 		      sk->sk_state, tcp_skb_pcount(skb));
@@ -593,7 +593,7 @@ static notrace void ds_rtx_probe(void *data, const struct sock *sk,
  * child it becomes starts with these in its total_retrans.
  */
 static notrace void ds_synack_probe(void *data, const struct sock *sk,
-			    const struct request_sock *req)
+				    const struct request_sock *req)
 {
 	ds_sess_event(NULL, req, DROPSCOPE_SESS_EVENT_RETRANS, TCP_SYN_RECV,
 		      TCP_SYN_RECV, 1);
@@ -618,7 +618,7 @@ static int ds_tlp_pre(struct kprobe *p, struct pt_regs *regs)
  * up; a live session's state is read from its socket when it is dumped.
  */
 static notrace void ds_state_probe(void *data, const struct sock *sk,
-			   const int oldstate, const int newstate)
+				   const int oldstate, const int newstate)
 {
 	if (sk->sk_protocol != IPPROTO_TCP || sk->sk_type != SOCK_STREAM)
 		return;
