@@ -117,10 +117,8 @@ static u32 ds_cap_last_id;	/* under ds_lock */
 /* ---- the drop path: any context, this CPU's ring only ------------------ */
 
 /* Copy the packet of a drop that passed c's tests into this CPU's ring. */
-static void ds_cap_copy(struct ds_cap *c, struct ds_drop *d, u32 stack)
+static void ds_cap_copy(struct ds_cap *c, const struct ds_drop *d, u32 stack)
 {
-	const struct ds_key *k = ds_drop_key(d, BIT(DS_F_IFINDEX) |
-					     BIT(DS_F_NETNS));
 	const struct sk_buff *skb = d->skb;
 	struct ds_cap_cpu *pc = ds_this_cpu_ptr(c->pc);
 	int off = skb_network_offset(skb);
@@ -153,11 +151,13 @@ static void ds_cap_copy(struct ds_cap *c, struct ds_drop *d, u32 stack)
 		goto publish;
 	}
 	r->size = size;
-	r->reason = k->reason;
+	r->reason = d->k.reason;
 	r->tstamp = ktime_get_real_ns();
-	r->location = k->loc;
-	r->ifindex = k->ifindex;
-	r->netns = k->netns;
+	r->location = d->k.loc;
+	r->ifindex = skb->skb_iif;
+	/* looked up once a drop: by the rules, if they use it */
+	r->netns = d->have & BIT(DS_F_NETNS) ? d->k.netns :
+					       ds_drop_netns(skb);
 	r->len = len;
 	r->protocol = ntohs(skb->protocol);
 	r->caplen = caplen;

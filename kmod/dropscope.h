@@ -232,8 +232,16 @@ struct ds_drop {
 	s8 masked;		/* the rules' verdict; -1: not taken yet */
 };
 
-#define DS_DROP_INIT(s, l, r)	{ .skb = (s), .masked = -1,	\
-				  .k = { .loc = (l), .reason = (r) } }
+/* The fields of k are set as they are read: the rest is not zeroed. */
+static inline void ds_drop_init(struct ds_drop *d, const struct sk_buff *skb,
+				unsigned long loc, u32 reason)
+{
+	d->skb = skb;
+	d->k.loc = loc;
+	d->k.reason = reason;
+	d->have = 0;
+	d->masked = -1;
+}
 
 void ds_drop_fields(const struct sk_buff *skb, u32 fields, struct ds_key *k);
 
@@ -265,6 +273,7 @@ u32 ds_probe_slots(void);
 u32 ds_probe_used(unsigned int cpu);
 const struct ds_slot *ds_probe_slot(unsigned int cpu, u32 j, u32 *index);
 u64 ds_probe_overflow(unsigned int cpu);
+u32 ds_drop_netns(const struct sk_buff *skb);
 
 /* ---- devices.c: the netns of live devices, by pointer, for the probe -- */
 

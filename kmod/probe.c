@@ -182,6 +182,12 @@ notrace void ds_drop_fields(const struct sk_buff *skb, u32 fields,
 		k->l4 = ds_packet_l4(skb);
 }
 
+/* The netns of a drop, for a capture's record (capture.c). */
+notrace u32 ds_drop_netns(const struct sk_buff *skb)
+{
+	return ds_packet_netns(skb);
+}
+
 /*
  * Apply a filter: first everything that makes drops keyed by more (a field
  * turned on, a device added to the gate, the gate opened), then everything
@@ -485,18 +491,20 @@ static noinline notrace void ds_count_sock(struct ds_drop *d,
 /*
  * A drop while a capture runs or stacks are taken, or one with a socket
  * while sessions are tracked: each part reads the packet's fields it
- * needs once for all (struct ds_drop). Out of line and reached by a tail
+ * needs once for all (struct ds_drop, whose fields are each written
+ * whole: no canary guards it). Out of line and reached by a tail
  * call, so that the common probe saves no register: nothing it holds lives across a call. Its
  * arguments are the probe's, in the same registers: the tail call moves
  * none.
  */
-static noinline __noclone notrace void
+static noinline __noclone notrace __no_stack_protector void
 ds_probe_slow(void *data, const struct sk_buff *skb, void *location,
 	      u32 reason, const struct sock *rx_sk)
 {
-	struct ds_drop d = DS_DROP_INIT(skb, (unsigned long)location, reason);
+	struct ds_drop d;
 	u32 stack = 0;
 
+	ds_drop_init(&d, skb, (unsigned long)location, reason);
 	ds_probe_begin();
 	if (static_branch_unlikely(&ds_stacks_key))
 		stack = ds_stacks_drop(&d);
@@ -505,8 +513,11 @@ ds_probe_slow(void *data, const struct sk_buff *skb, void *location,
 	if (static_branch_unlikely(&ds_sock_key) &&
 	    ds_sock_or_late(skb, rx_sk))
 		ds_count_sock(&d, rx_sk);
-	else
+	else if (ds_packet_keyed(skb))
 		ds_drop_count(&d, 0);
+	else
+		ds_count(ds_this_cpu_ptr(&ds_cpus), (unsigned long)location,
+			 reason, 0, ds_hash((unsigned long)location, reason, 0));
 	ds_probe_end();
 }
 

@@ -18,6 +18,12 @@
  *                   last reset: start address (hex), instructions in the
  *                   TB, times entered; then create DIR/dump.NAME.ack
  *
+ * A request is served once: its ack says it was, and the request file
+ * stays. (Removing it raced with QEMU's 9p server, which looks the file
+ * up by its path right after creating it for the guest: a request
+ * removed in between failed the guest's create with ENOENT.) The guest
+ * names each request once.
+ *
  * Translation and the inline adds run on the one vCPU thread; the reset
  * races with its adds, which costs at most the few blocks the guest runs
  * while it waits for the ack.
@@ -131,15 +137,21 @@ static int tb_dump(const char *path)
 /* One request: a file reset.NAME or dump.NAME in ctl_dir */
 static void ctl_request(const char *req)
 {
-	char path[PATH_MAX], out[PATH_MAX];
+	char path[PATH_MAX], failed[PATH_MAX], out[PATH_MAX];
 	size_t len = strlen(req);
 	FILE *ack;
 	int err;
 
-	if (len > 4 && !strcmp(req + len - 4, ".ack"))
+	if ((len > 4 && !strcmp(req + len - 4, ".ack")) ||
+	    (len > 7 && !strcmp(req + len - 7, ".failed")))
 		return;
-	if (snprintf(path, sizeof(path), "%s/%s", ctl_dir, req) >=
-	    (int)sizeof(path) - 4)
+	if (snprintf(path, sizeof(path), "%s/%s.ack", ctl_dir, req) >=
+	    (int)sizeof(path) ||
+	    snprintf(failed, sizeof(failed), "%s/%s.failed", ctl_dir, req) >=
+	    (int)sizeof(failed))
+		return;
+	/* served already */
+	if (!access(path, F_OK) || !access(failed, F_OK))
 		return;
 	if (!strncmp(req, "reset.", 6) && req[6]) {
 		tb_reset();
@@ -150,13 +162,14 @@ static void ctl_request(const char *req)
 	} else {
 		return;
 	}
-	unlink(path);
 	if (err) {
 		/* no ack: the guest gives up waiting, and says so */
-		fprintf(stderr, "tbprof: %s failed\n", path);
+		fprintf(stderr, "tbprof: %s/%s failed\n", ctl_dir, req);
+		ack = fopen(failed, "w");
+		if (ack)
+			fclose(ack);
 		return;
 	}
-	strcat(path, ".ack");
 	ack = fopen(path, "w");
 	if (ack)
 		fclose(ack);
