@@ -492,10 +492,10 @@ static noinline notrace void ds_count_sock(struct ds_drop *d,
  * A drop while a capture runs or stacks are taken, or one with a socket
  * while sessions are tracked: each part reads the packet's fields it
  * needs once for all (struct ds_drop, whose fields are each written
- * whole: no canary guards it). Out of line and reached by a tail
- * call, so that the common probe saves no register: nothing it holds lives across a call. Its
- * arguments are the probe's, in the same registers: the tail call moves
- * none.
+ * whole: no canary guards it). Out of line and reached by a tail call,
+ * so that the common probe saves no register: nothing it holds lives
+ * across a call. Its arguments are the probe's, in the same registers:
+ * the tail call moves none.
  */
 static noinline __noclone notrace __no_stack_protector void
 ds_probe_slow(void *data, const struct sk_buff *skb, void *location,
