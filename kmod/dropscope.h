@@ -482,6 +482,8 @@ static inline bool ds_rules_mask_drop(struct ds_drop *d)
 }
 
 u32 ds_rules_gen(void);
+int ds_rules_init(void);
+void ds_rules_exit(void);
 void ds_rule_hit(int rule, u64 delta);
 void ds_rules_zero_hits(void);
 int ds_rule_add(struct ds_rule *rule, struct genl_info *info);

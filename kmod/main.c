@@ -55,9 +55,12 @@ static int __init ds_init(void)
 	err = ds_probe_init();
 	if (err)
 		return err;
-	err = ds_sites_init();
+	err = ds_rules_init();
 	if (err)
 		goto err_probe;
+	err = ds_sites_init();
+	if (err)
+		goto err_rules;
 	err = ds_devices_init();
 	if (err)
 		goto err_sites;
@@ -93,6 +96,8 @@ err_devices:
 	ds_devices_exit();
 err_sites:
 	ds_sites_exit();
+err_rules:
+	ds_rules_exit();
 err_probe:
 	ds_probe_exit();
 	return err;
@@ -115,6 +120,7 @@ static void __exit ds_exit(void)
 	ds_sessions_exit();
 	ds_devices_exit();
 	ds_sites_exit();
+	ds_rules_exit();
 	ds_probe_exit();
 }
 

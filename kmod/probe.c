@@ -144,22 +144,45 @@ static __always_inline u16 ds_packet_l3(const struct sk_buff *skb)
 }
 
 /*
- * The packet fields the rules use, packed into the key: the input
- * interface into rk above the reason, netns | l3 << 32 | l4 << 48 into
- * pk, l3 in network byte order (the folder turns it). A field's key jumps
- * over its code while off.
+ * The layout of a drop's key, the one definition: the input interface
+ * into rk above the reason, netns | l3 << 32 | l4 << 48 into pk, l3 in
+ * network byte order (the folder turns it).
+ */
+static __always_inline void ds_pack_ifindex(u64 *rk, u32 ifindex)
+{
+	*rk |= (u64)ifindex << 32;
+}
+
+static __always_inline void ds_pack_netns(u64 *pk, u32 netns)
+{
+	*pk |= netns;
+}
+
+static __always_inline void ds_pack_l3(u64 *pk, u16 l3_be)
+{
+	*pk |= (u64)l3_be << 32;
+}
+
+static __always_inline void ds_pack_l4(u64 *pk, u8 l4)
+{
+	*pk |= (u64)l4 << 48;
+}
+
+/*
+ * The packet fields the rules use, read from the packet into the key. A
+ * field's key jumps over its code while off.
  */
 static __always_inline void ds_packet_key(const struct sk_buff *skb,
 					  u64 *rk, u64 *pk)
 {
 	if (static_branch_likely(&ds_field_keys[DS_F_IFINDEX]))
-		*rk |= (u64)ds_packet_ifindex(skb) << 32;
+		ds_pack_ifindex(rk, ds_packet_ifindex(skb));
 	if (static_branch_likely(&ds_field_keys[DS_F_NETNS]))
-		*pk |= ds_packet_netns(skb);
+		ds_pack_netns(pk, ds_packet_netns(skb));
 	if (static_branch_likely(&ds_field_keys[DS_F_L3]))
-		*pk |= (u64)ds_packet_l3(skb) << 32;
+		ds_pack_l3(pk, ds_packet_l3(skb));
 	if (static_branch_likely(&ds_field_keys[DS_F_L4]))
-		*pk |= (u64)ds_packet_l4(skb) << 48;
+		ds_pack_l4(pk, ds_packet_l4(skb));
 }
 
 /*
@@ -376,13 +399,13 @@ static __always_inline void ds_drop_rk_pk(struct ds_drop *d, u64 *rk, u64 *pk)
 	f = ds_keyed_fields();
 	k = ds_drop_key(d, f);
 	if (f & BIT(DS_F_IFINDEX))
-		*rk |= (u64)k->ifindex << 32;
+		ds_pack_ifindex(rk, k->ifindex);
 	if (f & BIT(DS_F_NETNS))
-		*pk |= k->netns;
+		ds_pack_netns(pk, k->netns);
 	if (f & BIT(DS_F_L3))
-		*pk |= (u64)(__force u16)htons(k->l3) << 32;
+		ds_pack_l3(pk, (__force u16)htons(k->l3));
 	if (f & BIT(DS_F_L4))
-		*pk |= (u64)k->l4 << 48;
+		ds_pack_l4(pk, k->l4);
 }
 
 /* Count a drop of the slow path; pk as ds_probe_count() takes it. */
@@ -513,11 +536,8 @@ ds_probe_slow(void *data, const struct sk_buff *skb, void *location,
 	if (static_branch_unlikely(&ds_sock_key) &&
 	    ds_sock_or_late(skb, rx_sk))
 		ds_count_sock(&d, rx_sk);
-	else if (ds_packet_keyed(skb))
-		ds_drop_count(&d, 0);
 	else
-		ds_count(ds_this_cpu_ptr(&ds_cpus), (unsigned long)location,
-			 reason, 0, ds_hash((unsigned long)location, reason, 0));
+		ds_drop_count(&d, 0);
 	ds_probe_end();
 }
 

@@ -15,13 +15,17 @@
  * A drop counted to a TCP session is judged by itself, when it happens
  * (ds_rules_mask_drop()): a session has no site to judge. It reads a copy
  * of the rules published with RCU on every change, and the same matcher
- * gives the same verdict as its site gets.
+ * gives the same verdict as its site gets. Each CPU keeps the verdicts it
+ * took last under their keys, so that the rules are walked once per key
+ * and rule set, not once per drop (struct ds_verdicts).
  */
 
+#include <linux/hash.h>
 #include <linux/kallsyms.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>
 #include <linux/overflow.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
@@ -37,8 +41,36 @@ struct ds_ruleset {
 	struct rcu_head rcu;
 	u32 nrules, nonly;	/* nonly: the ONLY rules on drops */
 	u32 fields;		/* BIT(DS_F_*): the packet fields they use */
+	u32 gen;		/* ds_set_gen when published: never 0 */
 	struct ds_rule rules[];
 };
+
+/*
+ * The verdicts of the rule set in effect on the drops it judged last,
+ * per CPU (ds_rules_judge_drop()). A verdict is a function of the set and
+ * of a drop's site, reason and the packet fields the set uses: it is kept
+ * under them, direct-mapped, and serves the next drop of the same key
+ * until the set is replaced (a new gen). Only the drop path of its CPU
+ * reads and writes it, in any context: a drop in an interrupt may come
+ * between the reading of an entry and its writing. seq is odd while an
+ * entry is written; a drop that sees it odd, or changed after its read,
+ * takes the rules' walk instead.
+ */
+#define DS_VERDICT_BITS	5
+
+struct ds_verdict {
+	struct ds_key k;	/* the fields the set does not use are 0 */
+	u32 gen;		/* of the set; 0: empty */
+	bool masked;
+};
+
+struct ds_verdicts {
+	u32 seq;
+	struct ds_verdict v[1 << DS_VERDICT_BITS];
+};
+
+static struct ds_verdicts __percpu *ds_verdicts;
+static u32 ds_set_gen;		/* under ds_lock */
 
 /* The rule set; all of it under ds_lock. */
 static struct {
@@ -182,20 +214,73 @@ int ds_rules_judge_devctr(const struct ds_devctr *e, bool *masked)
 			  ds_devctr_matches, e, masked);
 }
 
+/* A drop's key as the set's verdicts are kept under: its fields only. */
+static __always_inline void ds_verdict_key(struct ds_key *v,
+					   const struct ds_key *k, u32 fields)
+{
+	memset(v, 0, sizeof(*v));
+	v->loc = k->loc;
+	v->reason = k->reason;
+	if (fields & BIT(DS_F_IFINDEX))
+		v->ifindex = k->ifindex;
+	if (fields & BIT(DS_F_NETNS))
+		v->netns = k->netns;
+	if (fields & BIT(DS_F_L3))
+		v->l3 = k->l3;
+	if (fields & BIT(DS_F_L4))
+		v->l4 = k->l4;
+}
+
+static __always_inline bool ds_verdict_hit(const struct ds_verdict *v,
+					   const struct ds_key *k, u32 gen)
+{
+	return v->gen == gen && v->k.loc == k->loc &&
+	       v->k.reason == k->reason && v->k.ifindex == k->ifindex &&
+	       v->k.netns == k->netns && v->k.l3 == k->l3 && v->k.l4 == k->l4;
+}
+
 /*
  * Do the rules in effect mask this drop? Any context, hard IRQ included,
  * lockless: called from the drop probe, under its preempt_disable(),
  * through ds_rules_mask_drop(), which takes the verdict once a drop. Its
- * packet fields are read only when some rule uses them.
+ * packet fields are read only when some rule uses them; the rules are
+ * walked only when this CPU does not hold the verdict on its key.
  */
 notrace bool ds_rules_judge_drop(struct ds_drop *d)
 {
 	const struct ds_ruleset *set = rcu_dereference_sched(ds_rules_live);
+	struct ds_verdicts *vs;
+	struct ds_verdict *v;
 	bool masked = false;
+	struct ds_key k;
+	u32 seq;
 
-	if (set)
-		ds_rules_verdict(set->rules, set->nrules, set->nonly,
-				 ds_drop_key(d, set->fields), &masked);
+	if (!set)
+		return false;
+	ds_verdict_key(&k, ds_drop_key(d, set->fields), set->fields);
+	vs = ds_this_cpu_ptr(ds_verdicts);
+	v = &vs->v[hash_64(k.loc ^ ((u64)k.reason << 32) ^ k.ifindex ^
+			   ((u64)k.netns << 16) ^ ((u64)k.l3 << 48) ^
+			   ((u64)k.l4 << 56), DS_VERDICT_BITS)];
+	seq = READ_ONCE(vs->seq);
+	barrier();
+	if (!(seq & 1) && ds_verdict_hit(v, &k, set->gen)) {
+		masked = v->masked;
+		/* an interrupt's drop did not write the entry under the read */
+		barrier();
+		if (READ_ONCE(vs->seq) == seq)
+			return masked;
+	}
+	ds_rules_verdict(set->rules, set->nrules, set->nonly, &k, &masked);
+	if (!(seq & 1) && READ_ONCE(vs->seq) == seq) {
+		WRITE_ONCE(vs->seq, seq + 1);
+		barrier();
+		v->k = k;
+		v->gen = set->gen;
+		v->masked = masked;
+		barrier();
+		WRITE_ONCE(vs->seq, seq + 2);
+	}
 	return masked;
 }
 
@@ -275,6 +360,9 @@ static void ds_ruleset_publish(struct ds_ruleset *set)
 		set->nrules = rs.nrules;
 		set->nonly = rs.nonly;
 		set->fields = 0;
+		if (!++ds_set_gen)
+			ds_set_gen = 1;
+		set->gen = ds_set_gen;
 		memcpy(set->rules, rs.rules, rs.nrules * sizeof(*rs.rules));
 		for (i = 0; i < rs.nrules; i++)
 			if (rs.rules[i].layer == DROPSCOPE_LAYER_KERNEL)
@@ -516,6 +604,17 @@ void ds_rules_clear(void)
 	ds_fold_all();
 	rs.nrules = 0;
 	ds_rules_changed(NULL);
+}
+
+int ds_rules_init(void)
+{
+	ds_verdicts = alloc_percpu(struct ds_verdicts);
+	return ds_verdicts ? 0 : -ENOMEM;
+}
+
+void ds_rules_exit(void)
+{
+	free_percpu(ds_verdicts);
 }
 
 /* Module exit: every source is detached, no probe runs any more. */
