@@ -318,7 +318,6 @@ static noinline notrace void ds_stack_take(unsigned long loc, u32 reason,
  * unloading a module forgets every walk (ds_chain_gen): its text, and so
  * its ORC data, can change under an address.
  */
-#define DS_CHAIN_MAX	DS_STACK_MAX
 #define DS_CHAINS	16
 
 /* The new sp's place: off from sp or bp, or at the word sp or bp+off. */
@@ -345,8 +344,8 @@ struct ds_chain {
 	u8 site;		/* ip[site] is loc */
 	u8 frames;		/* of them, counted: from the site on */
 	bool user;		/* one more step, to user-mode pt_regs */
-	struct ds_step step[DS_CHAIN_MAX + 1];
-	unsigned long ip[DS_CHAIN_MAX];
+	struct ds_step step[DS_STACK_MAX + 1];
+	unsigned long ip[DS_STACK_MAX];
 };
 
 struct ds_chains {
@@ -630,9 +629,10 @@ static bool ds_step_learn(struct ds_chain *c, unsigned int i,
 	w.sp = b->sp;
 	w.bp = b->bp;
 	w.regs = b->regs;
-	ds_walk_init(&w, c->lo, c->hi);
-	if (b->sp - w.task < THREAD_SIZE)
+	if (b->sp - (unsigned long)task_stack_page(current) < THREAD_SIZE)
 		ds_walk_init(&w, 0, 0);
+	else
+		ds_walk_init(&w, c->lo, c->hi);
 	return ds_step_take(&w, t) && w.ip == a->ip && w.sp == a->sp &&
 	       w.bp == a->bp && w.regs == a->regs;
 }
@@ -652,7 +652,7 @@ static noinline notrace bool ds_chain_learn(struct ds_chain *c,
 	struct unwind_state s, b;
 	unsigned int i;
 	unsigned long ip;
-	int site;
+	int site = -1;
 
 	c->user = false;
 	unwind_start(&s, current, NULL, NULL);
@@ -668,7 +668,7 @@ static noinline notrace bool ds_chain_learn(struct ds_chain *c,
 		c->lo = (unsigned long)s.stack_info.begin;
 		c->hi = (unsigned long)s.stack_info.end;
 	}
-	for (i = 0; !unwind_done(&s) && i < DS_CHAIN_MAX; i++) {
+	for (i = 0; !unwind_done(&s) && i < DS_STACK_MAX; i++) {
 		ip = unwind_get_return_address(&s);
 		if (!ip) {
 			/* the end of a walk from user space */
@@ -680,7 +680,9 @@ static noinline notrace bool ds_chain_learn(struct ds_chain *c,
 		}
 		*ok = *ok && ds_text_lasts(ip);
 		c->ip[i] = ip;
-		site = ds_stack_site(c->ip, i + 1, ra, loc);
+		/* once found, more frames do not move it */
+		if (site < 0)
+			site = ds_stack_site(c->ip, i + 1, ra, loc);
 		if (site >= 0 && i + 1 == site + DS_STACK_DEPTH) {
 			i++;
 			break;
@@ -693,7 +695,6 @@ static noinline notrace bool ds_chain_learn(struct ds_chain *c,
 			*ok = ds_step_learn(c, i + 1, &b, &s);
 	}
 	c->nr = i;
-	site = ds_stack_site(c->ip, i, ra, loc);
 	if (site < 0)
 		return false;
 	c->site = site;
