@@ -232,13 +232,17 @@ struct ds_drop {
 	s8 masked;		/* the rules' verdict; -1: not taken yet */
 };
 
-/* The fields of k are set as they are read: the rest is not zeroed. */
+/* The packet fields of k are 0 until they are read. */
 static inline void ds_drop_init(struct ds_drop *d, const struct sk_buff *skb,
 				unsigned long loc, u32 reason)
 {
 	d->skb = skb;
 	d->k.loc = loc;
 	d->k.reason = reason;
+	d->k.ifindex = 0;
+	d->k.netns = 0;
+	d->k.l3 = 0;
+	d->k.l4 = 0;
 	d->have = 0;
 	d->masked = -1;
 }

@@ -59,7 +59,7 @@ struct ds_ruleset {
 #define DS_VERDICT_BITS	5
 
 struct ds_verdict {
-	struct ds_key k;	/* the fields the set does not use are 0 */
+	struct ds_key k;
 	u32 gen;		/* of the set; 0: empty */
 	bool masked;
 };
@@ -214,29 +214,38 @@ int ds_rules_judge_devctr(const struct ds_devctr *e, bool *masked)
 			  ds_devctr_matches, e, masked);
 }
 
-/* A drop's key as the set's verdicts are kept under: its fields only. */
-static __always_inline void ds_verdict_key(struct ds_key *v,
-					   const struct ds_key *k, u32 fields)
-{
-	memset(v, 0, sizeof(*v));
-	v->loc = k->loc;
-	v->reason = k->reason;
-	if (fields & BIT(DS_F_IFINDEX))
-		v->ifindex = k->ifindex;
-	if (fields & BIT(DS_F_NETNS))
-		v->netns = k->netns;
-	if (fields & BIT(DS_F_L3))
-		v->l3 = k->l3;
-	if (fields & BIT(DS_F_L4))
-		v->l4 = k->l4;
-}
-
+/*
+ * An entry holds the key of the drop that took it whole: its fields that
+ * were not read are 0 (ds_drop_init()), and a field read that the set does
+ * not use can only make another drop of the same verdict miss it.
+ */
 static __always_inline bool ds_verdict_hit(const struct ds_verdict *v,
 					   const struct ds_key *k, u32 gen)
 {
 	return v->gen == gen && v->k.loc == k->loc &&
 	       v->k.reason == k->reason && v->k.ifindex == k->ifindex &&
 	       v->k.netns == k->netns && v->k.l3 == k->l3 && v->k.l4 == k->l4;
+}
+
+/* Walk the rules for k's verdict, and keep it in v unless seq moved. */
+static noinline notrace bool ds_verdict_take(const struct ds_ruleset *set,
+					     const struct ds_key *k,
+					     struct ds_verdicts *vs,
+					     struct ds_verdict *v, u32 seq)
+{
+	bool masked = false;
+
+	ds_rules_verdict(set->rules, set->nrules, set->nonly, k, &masked);
+	if (!(seq & 1) && READ_ONCE(vs->seq) == seq) {
+		WRITE_ONCE(vs->seq, seq + 1);
+		barrier();
+		v->k = *k;
+		v->gen = set->gen;
+		v->masked = masked;
+		barrier();
+		WRITE_ONCE(vs->seq, seq + 2);
+	}
+	return masked;
 }
 
 /*
@@ -249,39 +258,29 @@ static __always_inline bool ds_verdict_hit(const struct ds_verdict *v,
 notrace bool ds_rules_judge_drop(struct ds_drop *d)
 {
 	const struct ds_ruleset *set = rcu_dereference_sched(ds_rules_live);
+	const struct ds_key *k;
 	struct ds_verdicts *vs;
 	struct ds_verdict *v;
-	bool masked = false;
-	struct ds_key k;
+	bool masked;
 	u32 seq;
 
 	if (!set)
 		return false;
-	ds_verdict_key(&k, ds_drop_key(d, set->fields), set->fields);
+	k = ds_drop_key(d, set->fields);
 	vs = ds_this_cpu_ptr(ds_verdicts);
-	v = &vs->v[hash_64(k.loc ^ ((u64)k.reason << 32) ^ k.ifindex ^
-			   ((u64)k.netns << 16) ^ ((u64)k.l3 << 48) ^
-			   ((u64)k.l4 << 56), DS_VERDICT_BITS)];
+	v = &vs->v[hash_64(k->loc ^ ((u64)k->reason << 32) ^ k->ifindex ^
+			   ((u64)k->netns << 16) ^ ((u64)k->l3 << 48) ^
+			   ((u64)k->l4 << 56), DS_VERDICT_BITS)];
 	seq = READ_ONCE(vs->seq);
 	barrier();
-	if (!(seq & 1) && ds_verdict_hit(v, &k, set->gen)) {
+	if (!(seq & 1) && ds_verdict_hit(v, k, set->gen)) {
 		masked = v->masked;
 		/* an interrupt's drop did not write the entry under the read */
 		barrier();
 		if (READ_ONCE(vs->seq) == seq)
 			return masked;
 	}
-	ds_rules_verdict(set->rules, set->nrules, set->nonly, &k, &masked);
-	if (!(seq & 1) && READ_ONCE(vs->seq) == seq) {
-		WRITE_ONCE(vs->seq, seq + 1);
-		barrier();
-		v->k = k;
-		v->gen = set->gen;
-		v->masked = masked;
-		barrier();
-		WRITE_ONCE(vs->seq, seq + 2);
-	}
-	return masked;
+	return ds_verdict_take(set, k, vs, v, seq);
 }
 
 /* Does rule r match this drop? Any context, as ds_rules_mask_drop(). */
