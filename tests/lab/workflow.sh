@@ -243,6 +243,8 @@ test_rules_normal() {
 	hist=$(sed -n 's/^ *Hits: *//p' "$TMP/hist")
 	check "run --rules examples/normal.rules --max 0 around devices brought up: exit 0, the rules masked every drop the kernel freed" \
 		"0 $hist" "$rc $(json "sum(s['masked'] for s in d['cmd']['sites'] + d['rest']['sites'])" < "$TMP/run.json")"
+	# what the file does not explain, if anything: each site with drops shown
+	json "'\\n'.join('# not masked: %s: %s %s, %d drops' % (w, s.get('symbol'), s.get('reason'), s.get('count', 0)) for w in ('cmd', 'rest') for s in d[w]['sites'] if s.get('count', 0)) or '# no drop shown'" < "$TMP/run.json"
 	check "the devices' bring-up dropped packets: the rules had something to mask" \
 		"yes" "$([ "${hist:-0}" -gt 0 ] && echo yes)"
 }
