@@ -11,9 +11,13 @@
 
 /*
  * 6.11 added the receiving socket to skb:kfree_skb
- * (commit "net: add rx_sk to trace_kfree_skb").
+ * (commit "net: add rx_sk to trace_kfree_skb"); 7.2 made it const.
  */
-#ifdef DS_HAVE_KFREE_SKB_RX_SK
+#ifdef DS_HAVE_KFREE_SKB_CONST_RX_SK
+#define DS_KFREE_SKB_PROBE_ARGS						\
+	void *data, struct sk_buff *skb, void *location,		\
+	enum skb_drop_reason reason, const struct sock *rx_sk
+#elif defined(DS_HAVE_KFREE_SKB_RX_SK)
 #define DS_KFREE_SKB_PROBE_ARGS						\
 	void *data, struct sk_buff *skb, void *location,		\
 	enum skb_drop_reason reason, struct sock *rx_sk
@@ -42,6 +46,21 @@
 				struct sk_buff *skb
 #else
 #define DS_UDP_FAIL_PROBE_ARGS	void *data, int rc, struct sock *sk
+#endif
+
+/*
+ * 6.17 gave tcp:tcp_retransmit_skb the retransmit's error
+ * (trace_tcp_retransmit_skb(sk, skb, err)): it now fires for a retransmit
+ * that failed too, which total_retrans and TcpRetransSegs do not count.
+ */
+#ifdef DS_HAVE_TCP_RETRANSMIT_ERR
+#define DS_TCP_RETRANSMIT_PROBE_ARGS					\
+	void *data, const struct sock *sk, const struct sk_buff *skb, int err
+#define DS_TCP_RETRANSMIT_FAILED	(err)
+#else
+#define DS_TCP_RETRANSMIT_PROBE_ARGS					\
+	void *data, const struct sock *sk, const struct sk_buff *skb
+#define DS_TCP_RETRANSMIT_FAILED	0
 #endif
 
 /*

@@ -580,10 +580,14 @@ static noinline void ds_sess_event(const struct sock *sk,
 	raw_spin_unlock_irqrestore(&tcp.lock, flags);
 }
 
-/* tcp:tcp_retransmit_skb: a retransmit of its segments (total_retrans) */
-static notrace void ds_rtx_probe(void *data, const struct sock *sk,
-				 const struct sk_buff *skb)
+/*
+ * tcp:tcp_retransmit_skb: a retransmit of its segments (total_retrans);
+ * one that failed (where the kernel says so) retransmitted nothing
+ */
+static notrace void ds_rtx_probe(DS_TCP_RETRANSMIT_PROBE_ARGS)
 {
+	if (DS_TCP_RETRANSMIT_FAILED)
+		return;
 	ds_sess_event(sk, NULL, DROPSCOPE_SESS_EVENT_RETRANS, sk->sk_state,
 		      sk->sk_state, tcp_skb_pcount(skb));
 }

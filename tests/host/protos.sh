@@ -22,6 +22,12 @@ mutants=(
 	"sessions.c|sessions.c|sessions.c|inet_sock_set_state|const int oldstate, const int newstate)|const long oldstate, const int newstate)"
 	"sessions.c|sessions.c|sessions.c|tcp_send_reset|static notrace void ds_send_reset_probe(DS_TCP_SEND_RESET_PROBE_ARGS)|static notrace void ds_send_reset_probe(DS_TCP_SEND_RESET_PROBE_ARGS, int more)"
 	"sessions.c|sessions.c|sessions.c|tcp_receive_reset|static notrace void ds_receive_reset_probe(void *data, struct sock *sk)|static notrace void ds_receive_reset_probe(void *data, struct sock *sk, const struct sk_buff *skb)"
+	"sessions.c|sessions.c|sessions.c|tcp_retransmit_skb|static notrace void ds_rtx_probe(DS_TCP_RETRANSMIT_PROBE_ARGS)|static notrace void ds_rtx_probe(DS_TCP_RETRANSMIT_PROBE_ARGS, int more)"
+	"sessions.c|sessions.c|sessions.c|tcp_retransmit_synack|				    const struct request_sock *req)|				    const struct request_sock *req, int more)"
+	# registered by the exported register_trace_*(), which the compiler
+	# checks itself: there is no build without the check
+	"probe.c|probe.c||kfree_skb|static notrace void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)|static notrace void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS, int more)"
+	"hw.c|hw.c||devlink_trap_report|				  const struct devlink_trap_metadata *md)|				  const struct devlink_trap_metadata *md, int more)"
 )
 smc_mutants=(
 	"smc.c,dropscope.h|smctp.c|smc.c|smc_switch_to_fallback|			   int fallback_rsn)|			   long fallback_rsn)"
@@ -49,8 +55,18 @@ tree() {
 build() {
 	make -C "$2" M="$1" "kmod/${3%.c}.o" >"$1/log" 2>&1
 }
-# kdir KERNEL: the build tree of a release, or the tree given
-kdir() { if [[ $1 == */* ]]; then echo "$1"; else echo "/lib/modules/$1/build"; fi; }
+# kdir KERNEL: the build tree of a release (Debian unstable's in the
+# cache of scripts/sid-kernels), or the tree given
+sid=$(scripts/sid-kernels --dir)
+kdir() {
+	if [[ $1 == */* ]]; then
+		echo "$1"
+	elif [[ -e $sid/$1/ready ]]; then
+		echo "$sid/$1/obj"
+	else
+		echo "/lib/modules/$1/build"
+	fi
+}
 # smc_header KDIR: whether the tree has net/smc's tracepoints' header
 smc_header() { [ -f "$1/net/smc/smc_tracepoint.h" ] || [ -f "$1/source/net/smc/smc_tracepoint.h" ]; }
 
@@ -70,11 +86,12 @@ try() {
 	if build "$d" "$k" "$checked"; then
 		result 0 "$name" "it built"
 		return
-	elif ! grep -q "argument 1 of .check_trace_callback_type_$tp. from incompatible pointer type" "$d/log"; then
+	elif ! grep -Eq "argument 1 of .(check_trace_callback_type|register_trace)_$tp. from incompatible pointer type" "$d/log"; then
 		result 0 "$name" "it failed, but not on the check of $tp: $(grep -m3 'error' "$d/log")"
 		return
 	fi
 	result 1 "$name"
+	[ -n "$plain" ] || return
 	# the same change, without the checks: it builds, silently wrong
 	sed -i '/check_trace_callback_type_/d' "$d/kmod/$plain"
 	name="... and without the checks, the same change builds (kmod/$plain)"
@@ -88,7 +105,7 @@ try() {
 echo "KTAP version 1"
 for kern in "${kernels[@]}"; do
 	k=$(kdir "$kern")
-	files=(sessions.c smc.c scope.c)
+	files=(sessions.c smc.c scope.c probe.c hw.c)
 	smc_header "$k" && files+=(smctp.c)
 	for f in "${files[@]}"; do
 		tree "$T/c"
