@@ -5,11 +5,14 @@
 #   make check             everything CI runs (installs what it needs)
 #   make check-debug       the lab suite on a debug kernel (KASAN, lockdep,
 #                          kmemleak...), built once per machine; not in check
-#   make lab               boot 6.12 under QEMU with dropscope and traffic
+#   make lab [K=KERNEL]    boot a lab kernel under QEMU with dropscope and
+#                          traffic: sid (Debian unstable's newest, the
+#                          default), sid-rt (its PREEMPT_RT), 6.1, 6.12, rt
 #   make lab KERNEL=BZIMAGE KDIR=TREE   ... a kernel of one's own instead
 #   make check KERNEL=BZIMAGE KDIR=TREE the lab suite on it
 #   make bench             instruction cost per drop and per TCP session
-#   make profile           where a drop's instructions go, per function, with
+#                          (6.12; the drop rows on sid too)
+#   make profile [K=...]   where a drop's instructions go, per function, with
 #                          and without a monitor (a TCG plugin counts them)
 #   make spec-check        the YNL spec against the uapi header and kmod/
 #   make checkpatch        the kernel's checkpatch.pl --strict on kmod/, uapi
@@ -31,7 +34,11 @@ $(error KDIR=$(KDIR) is not a built kernel tree (no include/config/kernel.releas
 endif
 endif
 KVER ?= $(shell uname -r)
-KDIR ?= /lib/modules/$(KVER)/build
+# Debian unstable's kernels (scripts/sid-kernels) are not installed: their
+# build trees are in the machine's cache
+SID_CACHE := $(or $(DROPSCOPE_CACHE),/var/cache/dropscope)/sid
+KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build $(SID_CACHE)/$(KVER)/obj) \
+	/lib/modules/$(KVER)/build)
 KBUILD_OUT := build/kmod/$(KVER)
 # make module PREEMPT_TEST=1: with the preemptible-probe test (kmod/ptest.c),
 # in a tree of its own; the module users load never has it
@@ -70,11 +77,15 @@ CLI_HDR := $(wildcard user/*.h user/lib/*.h) include/uapi/linux/dropscope.h
 
 .PHONY: all module user clean check check-debug lab bench deps kernels unit \
 	testbins spec-check checkpatch install install-cli install-module \
-	uninstall dkms-install dkms-uninstall dkms-source deb profile cli-cflags
+	uninstall dkms-install dkms-uninstall dkms-source deb profile cli-cflags kdir
 
 all: module user
 
 user: user/dropscope
+
+# the build tree of KVER (scripts/bench builds its probes against it)
+kdir:
+	@echo $(KDIR)
 
 # the flags the CLI's files build with, quoted for sh (tests/host/layers.sh)
 cli-cflags:
@@ -92,10 +103,12 @@ module:
 		"one of: $$(ls /lib/modules | tr '\n' ' ')" >&2; exit 1; }
 	@mkdir -p $(KBUILD_OUT)/kmod
 	@for f in $(KSRC); do ln -sfn $(CURDIR)/$$f $(KBUILD_OUT)/$$f; done
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KBUILD_OUT) $(KFLAGS) $(PTEST_FLAGS) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KBUILD_OUT) $(KFLAGS) $(PTEST_FLAGS) \
+		$(if $(findstring $(SID_CACHE)/,$(KDIR)),CHECK=$(SID_CACHE)/sparse/sparse) modules
 	$(if $(PREEMPT_TEST),,cp $(KBUILD_OUT)/kmod/dropscope.ko kmod/dropscope.ko)
 
-# Every lab kernel (6.1, 6.12, 6.12 PREEMPT_RT) with W=1 and sparse, and
+# Every lab kernel (6.1, 6.12, 6.12 PREEMPT_RT, unstable's plain and
+# PREEMPT_RT) with W=1 and sparse (which must have run), and
 # the build with the preemptible-probe test for the lab; any warning fails.
 # The kernels build side by side (make -j): one's serial steps (modpost,
 # BTF, the link) leave a CPU to another's compiles.
@@ -111,6 +124,8 @@ kernel-%:
 			{ cat build/kmod-$$k$${t:+-ptest}.log; exit 1; }; \
 		if grep -E "warning:|error:" build/kmod-$$k$${t:+-ptest}.log; then \
 			echo "module: warnings with $$k" >&2; exit 1; fi; \
+		grep -q "^  CHECK " build/kmod-$$k$${t:+-ptest}.log || \
+			{ echo "module: sparse did not run with $$k" >&2; exit 1; }; \
 	done; \
 	echo "module: $$k built clean with W=1 and sparse (and PREEMPT_TEST=1)"; \
 	scripts/netdevsim $$k > /dev/null
@@ -165,7 +180,7 @@ spec-check:
 checkpatch:
 	scripts/checkpatch
 
-# T="NAME..." [K=6.1|6.12|rt]: only those lab tests, on that kernel
+# T="NAME..." [K=6.1|6.12|rt|sid|sid-rt]: only those lab tests, on that kernel
 check:
 	T="$(T)" K="$(K)" KERNEL="$(KERNEL)" OWN_KDIR="$(OWN_KDIR)" scripts/check
 
@@ -173,13 +188,13 @@ check-debug:
 	scripts/check-debug
 
 lab: deps
-	KERNEL="$(KERNEL)" OWN_KDIR="$(OWN_KDIR)" scripts/demo
+	K="$(K)" KERNEL="$(KERNEL)" OWN_KDIR="$(OWN_KDIR)" scripts/demo
 
 bench: deps
 	scripts/bench
 
 profile: deps
-	scripts/profile
+	K="$(K)" scripts/profile
 
 # --- installing -----------------------------------------------------------
 VERSION := $(shell sed -n 's/^\#define DS_VERSION "\(.*\)"/\1/p' user/main.c)
