@@ -94,7 +94,7 @@ test_capture_filter() {
 	got=$(tshark -r "$TMP/f.pcapng" -T fields -e frame.comment -e udp.dstport 2>/dev/null |
 		sed 's/+0x[0-9a-f]*//' | sort | uniq -c | awk '{$1 = $1; print}')
 	check "capture: tshark shows each packet's reason and site" \
-		"5 dropscope: NO_SOCKET at __udp4_lib_rcv netns $(stat -L -c %i /proc/self/ns/net) 7777" "$got"
+		"5 dropscope: NO_SOCKET at ${UDP_SITE} netns $(stat -L -c %i /proc/self/ns/net) 7777" "$got"
 }
 
 # Drops on two CPUs in one interval: the file is in the order they
@@ -184,17 +184,17 @@ test_capture_masks() {
 	need tcpdump
 	setup_module
 	$DS start drops
-	cap_start s site __udp4_lib_rcv reason NO_SOCKET
+	cap_start s site ${UDP_SITE} reason NO_SOCKET
 	udp0=$($KC snmp Udp NoPorts)
 	rst0=$($KC snmp Tcp OutRsts)
 	gen udp 3 7784
 	gen tcp 2 $TCP_CLOSED
 	sleep 1.5
 	cap_stop $cap
-	check "capture site __udp4_lib_rcv reason NO_SOCKET: the UDP drops only (Udp NoPorts, Tcp OutRsts; the file's packets: UDP to 7784, TCP)" \
+	check "capture site ${UDP_SITE} reason NO_SOCKET: the UDP drops only (Udp NoPorts, Tcp OutRsts; the file's packets: UDP to 7784, TCP)" \
 		"$(($($KC snmp Udp NoPorts) - udp0)) $(($($KC snmp Tcp OutRsts) - rst0)) 3 0" \
 		"$(cap_sum s written) 2 $(cap_count "$TMP/s.pcapng" 'udp dst port 7784') $(cap_count "$TMP/s.pcapng" tcp)"
-	$DS rule mask site __udp4_lib_rcv > /dev/null
+	$DS rule mask site ${UDP_SITE} > /dev/null
 	cap_start m filter udp
 	m=$cap
 	cap_start all filter udp all

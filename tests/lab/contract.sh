@@ -29,7 +29,7 @@ test_contract() {
 	udp1=$($KC snmp Udp NoPorts)
 	ynl --dump sites-get > "$TMP/c-sites.json"
 	ynl --dump reasons-get > "$TMP/c-reasons.json"
-	check "contract: sites-get: __udp4_lib_rcv's NO_SOCKET drops are Udp NoPorts, as reasons-get names them" \
+	check "contract: sites-get: ${UDP_SITE}'s NO_SOCKET drops are Udp NoPorts, as reasons-get names them" \
 		"$((udp1 - udp0)) NO_SOCKET" "$(contract_udp_site "$TMP/c-sites.json" "$TMP/c-reasons.json")"
 
 	rid=$(ynl --do rule-add --json '{"rule": {"mode": "mask", "l4": 17}}' |
@@ -49,15 +49,15 @@ test_contract() {
 }
 
 # contract_udp_site SITES REASONS: the drops of the sites within
-# __udp4_lib_rcv (by /proc/kallsyms), and the name of their reasons
+# the UDP site (by /proc/kallsyms), and the name of their reasons
 contract_udp_site() {
-	py - "$1" "$2" <<-'PY'
+	py - "$1" "$2" "$UDP_SITE" <<-'PY'
 	import json, sys
 	# site is multi-attr in the spec (alerts carry many): a list each
 	sites = [s for m in json.load(open(sys.argv[1])) for s in m["site"]]
 	names = {m["reason"]["id"]: m["reason"]["name"] for m in json.load(open(sys.argv[2]))}
 	syms = sorted((int(a, 16), n) for a, t, n, *_ in (l.split() for l in open("/proc/kallsyms")) if t in "tT")
-	start = [a for a, n in syms if n == "__udp4_lib_rcv"][0]
+	start = [a for a, n in syms if n == sys.argv[3]][0]
 	end = min(a for a, n in syms if a > start)
 	# the spec's display hint: YNL gives the location in hex
 	loc = lambda s: int(s["location"], 16) if isinstance(s["location"], str) else s["location"]

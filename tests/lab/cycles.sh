@@ -348,7 +348,7 @@ cmds_as() {
 config_all() {
 	$DS -j status
 	$DS -j show rules
-	$DS -j show sites layer kernel | $KC sum /dev/stdin NO_SOCKET __udp4_lib_rcv
+	$DS -j show sites layer kernel | $KC sum /dev/stdin NO_SOCKET ${UDP_SITE}
 }
 test_privileges() {
 	local cfg want_perm ids netns initns

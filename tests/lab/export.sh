@@ -36,7 +36,8 @@ exp_wait() {
 		sleep 0.2
 	done
 }
-UDP_SITE='reason="NO_SOCKET",site=~"__udp4_lib_rcv.*"'
+# the series of the UDP closed-port drops (run.sh finds their site)
+udp_series() { echo "reason=\"NO_SOCKET\",site=~\"$UDP_SITE\\\\+.*\""; }
 
 # Prometheus scrapes the exporter; its query API returns exactly what the
 # kernel counted, site by site; promtool accepts the text
@@ -81,8 +82,8 @@ test_export_prometheus() {
 	# Each series' last scraped sample: a later scrape that timed out (a
 	# slow guest; the timeout is the interval, 1 s) marks the series
 	# stale, and an instant query would find nothing
-	got=$($PC query $prom_url "sum(last_over_time(dropscope_drops_total{$UDP_SITE}[1h]))")
-	check "Prometheus: NO_SOCKET at __udp4_lib_rcv equals Udp NoPorts" \
+	got=$($PC query $prom_url "sum(last_over_time(dropscope_drops_total{$(udp_series)}[1h]))")
+	check "Prometheus: NO_SOCKET at ${UDP_SITE} equals Udp NoPorts" \
 		"500 $(($($KC snmp Udp NoPorts) - udp0))" "$got $got"
 	if got=$($PC same $prom_url "$TMP/prom.json"); then
 		ok "Prometheus: every site and reason equals dropscope's sites, which equal tracefs ($got)"
@@ -117,8 +118,8 @@ test_export_textfile() {
 	defer kill_quiet $!
 	wait_oracle 120 sh -c "curl -sf http://127.0.0.1:$NODE_PORT/metrics > $TMP/node.txt" ||
 		abort "node_exporter did not answer: $(tail -5 "$TMP/node.log")"
-	got=$(grep '^dropscope_drops_total{reason="NO_SOCKET",site="__udp4_lib_rcv' "$TMP/node.txt" | awk '{print $2}')
-	check "node_exporter reads NO_SOCKET at __udp4_lib_rcv, as Udp NoPorts" \
+	got=$(grep "^dropscope_drops_total{reason=\"NO_SOCKET\",site=\"$UDP_SITE+" "$TMP/node.txt" | awk '{print $2}')
+	check "node_exporter reads NO_SOCKET at ${UDP_SITE}, as Udp NoPorts" \
 		"300 $(($($KC snmp Udp NoPorts) - udp0))" "$got $got"
 	check "node_exporter read the textfile without error" "0" \
 		"$($PC text "$TMP/node.txt" node_textfile_scrape_error)"
@@ -141,7 +142,7 @@ test_export_reload() {
 	$DS start drops
 	gen udp 300 $UDP_CLOSED
 	$DS -j show sites layer kernel > "$TMP/s1.json"
-	site=$(py -c 'import json,sys; print([s["symbol"] for s in json.load(open(sys.argv[1])) if s["reason"]=="NO_SOCKET" and s["symbol"].startswith("__udp4_lib_rcv")][0])' "$TMP/s1.json")
+	site=$(py -c 'import json,sys; print([s["symbol"] for s in json.load(open(sys.argv[1])) if s["reason"]=="NO_SOCKET" and s["symbol"].startswith(sys.argv[2] + "+")][0])' "$TMP/s1.json" "$UDP_SITE")
 	local L="reason=\"NO_SOCKET\",site=\"$site\""
 	exp_wait 300 dropscope_drops_total "$L" || fail "the exporter shows 300" "$(exp_value dropscope_drops_total "$L")"
 	$DS stop

@@ -12,6 +12,10 @@
   kcount.py names FORMAT REASONS.json  exit 1 unless every reason name
                                        agrees with the tracepoint's table
   kcount.py sum SITES.json [REASON [SYMBOL_PREFIX]]   total of matching sites
+  kcount.py site HISTFILE REASON N     the function (by /proc/kallsyms) of
+                                       the one location of a hist trigger
+                                       keyed by location,reason where N
+                                       drops of REASON (or more) happened
   kcount.py snmp PROTO FIELD [FILE]    one counter of /proc/net/snmp (or
                                        of FILE, a copy of another netns')
   kcount.py rounds WATCH.jsonl         rounds, max round, deltas summed
@@ -61,6 +65,20 @@ def reason_table(path=FORMAT):
     """The tracepoint's own table of reasons: id -> name."""
     with open(path) as f:
         return {int(i): n for i, n in SYMBOLIC_RE.findall(f.read())}
+
+
+def function_of(addr):
+    """The text symbol of /proc/kallsyms that addr is in."""
+    best = (0, None)
+    with open("/proc/kallsyms") as f:
+        for line in f:
+            a, t, name = line.split()[:3]
+            a = int(a, 16)
+            if t in "tT" and best[0] < a <= addr:
+                best = (a, name)
+    if best[1] is None:
+        raise SystemExit("no function at 0x%x in /proc/kallsyms" % addr)
+    return best[1]
 
 
 def show(counts):
@@ -141,6 +159,13 @@ def main(argv):
             print(sum(s["count"] for s in json.load(f)
                       if (reason is None or s["reason"] == reason)
                       and s["symbol"].startswith(prefix)))
+    elif cmd == "site":
+        ids = {n: i for i, n in reason_table().items()}
+        locs = [int(loc, 16) for (loc, r), n in hist_counts(argv[2]).items()
+                if r == ids[argv[3]] and n >= int(argv[4])]
+        if len(locs) != 1:
+            raise SystemExit("%d locations with %s drops of %s" % (len(locs), argv[4], argv[3]))
+        print(function_of(locs[0]))
     elif cmd == "snmp":
         with open(argv[4] if len(argv) > 4 else "/proc/net/snmp") as f:
             rows = [l.split() for l in f if l.startswith(argv[2] + ":")]

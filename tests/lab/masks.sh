@@ -12,7 +12,7 @@ snmp6() { awk -v k="$1" '$1 == k {print $2}' /proc/net/snmp6; }
 # sum of the site counts, masked ones included, matching a python condition
 site_sum() { $DS -j show sites all layer kernel | json "sum(s['$1'] for s in d if $2)"; }
 # UDP/IPv4 closed-port drops shown
-udp_shown() { site_sum count "s['symbol'].startswith('__udp4_lib_rcv') and s['reason'] == 'NO_SOCKET'"; }
+udp_shown() { site_sum count "s['symbol'].startswith('${UDP_SITE}+') and s['reason'] == 'NO_SOCKET'"; }
 # in_ns COMMAND...: run it in this test's namespace
 in_ns() { ip netns exec "$NS" "$@"; }
 
@@ -30,15 +30,15 @@ test_mask_site() {
 	trace_on
 	$DS start
 	udp0=$($KC snmp Udp NoPorts)
-	rid=$(rule_id mask site __udp4_lib_rcv)
+	rid=$(rule_id mask site ${UDP_SITE})
 	gen udp 300 $UDP_CLOSED
 	gen tcp 50 $TCP_CLOSED
 	trace_off m1.hist
 	check "mask site: hits equal Udp NoPorts" $(($($KC snmp Udp NoPorts) - udp0)) "$(hits_of "$rid")"
 	check "mask site: UDP site hidden, TCP shown" "0 50" \
-		"$($DS -j show sites layer kernel | json "sum(s['count'] for s in d if s['symbol'].startswith('__udp4_lib_rcv'))") $($DS -j show sites layer kernel | json "sum(s['count'] for s in d if s['symbol'].startswith('tcp_v4_rcv'))")"
+		"$($DS -j show sites layer kernel | json "sum(s['count'] for s in d if s['symbol'].startswith('${UDP_SITE}+'))") $($DS -j show sites layer kernel | json "sum(s['count'] for s in d if s['symbol'].startswith('${TCP_SITE}+'))")"
 	check "mask site: show sites all lists it as masked" 300 \
-		"$(site_sum masked "s['symbol'].startswith('__udp4_lib_rcv')")"
+		"$(site_sum masked "s['symbol'].startswith('${UDP_SITE}+')")"
 	reconcile "mask site" "$TMP/m1.hist"
 	$DS stop
 	$DS start
@@ -96,12 +96,12 @@ test_mask_device_gate() {
 	trace_off m8.hist
 	vh=$(cat "/sys/class/net/$VETH_H/ifindex")
 	check "device gate: veth-h TCP masked, veth-h UDP keyed by device and l4, lo UDP by neither" \
-		"5 20 15" "$(hits_of "$rid") $(site_sum count "s.get('ifindex') == $vh and s.get('l4') == 17") $(site_sum count "s['symbol'].startswith('__udp4_lib_rcv') and 'ifindex' not in s and 'l4' not in s")"
+		"5 20 15" "$(hits_of "$rid") $(site_sum count "s.get('ifindex') == $vh and s.get('l4') == 17") $(site_sum count "s['symbol'].startswith('${UDP_SITE}+') and 'ifindex' not in s and 'l4' not in s")"
 	reconcile "device gate" "$TMP/m8.hist"
 	# the text output tells the two UDP sites apart, as the JSON does
 	$DS show sites layer kernel > "$TMP/m8.txt"
 	check "device gate: text rows show the device and l4 that split a site" \
-		"1 1 1" "$(grep -c "^ *COUNT  *REASON  *DEV  *L4  *SITE" "$TMP/m8.txt") $(grep -cE "^ *20  *NO_SOCKET  *$VETH_H  *udp  *__udp4_lib_rcv" "$TMP/m8.txt") $(grep -cE "^ *15  *NO_SOCKET  *-  *-  *__udp4_lib_rcv" "$TMP/m8.txt")"
+		"1 1 1" "$(grep -c "^ *COUNT  *REASON  *DEV  *L4  *SITE" "$TMP/m8.txt") $(grep -cE "^ *20  *NO_SOCKET  *$VETH_H  *udp  *${UDP_SITE}" "$TMP/m8.txt") $(grep -cE "^ *15  *NO_SOCKET  *-  *-  *${UDP_SITE}" "$TMP/m8.txt")"
 }
 
 # dummies_del PREFIX: the dummy devices PREFIX1 .. PREFIX100 still there
@@ -145,7 +145,7 @@ test_mask_l3() {
 	$DS stop
 	check "mask l3 ipv6: masked UDPv6 drops equal Udp6NoPorts, IPv4 shown" \
 		"$(($(snmp6 Udp6NoPorts) - u6)) 15" \
-		"$(site_sum masked "s['symbol'].startswith('__udp6_lib_rcv') and s['reason'] == 'NO_SOCKET'") $(udp_shown)"
+		"$(site_sum masked "s['symbol'].startswith('${UDP6_SITE}+') and s['reason'] == 'NO_SOCKET'") $(udp_shown)"
 	# 6.1 also drops the ICMPv6 errors the closed port sends back: all IPv6
 	check "mask l3 ipv6: hits are every drop but the IPv4 ones" \
 		"$(($($KC hits "$TMP/m5.hist") - $(udp_shown)))" "$(hits_of "$rid")"
@@ -184,7 +184,7 @@ udp_unread() { # udp_unread COUNT PORT: datagrams nobody reads, then close
 	PY
 }
 unread_drops() { # on lo, UDP/IPv4, no netns, not the closed-port drop
-	site_sum count "s.get('ifindex') == 1 and s.get('l3') == 0x800 and s.get('l4') == 17 and 'netns' not in s and not s['symbol'].startswith('__udp4_lib_rcv')"
+	site_sum count "s.get('ifindex') == 1 and s.get('l3') == 0x800 and s.get('l4') == 17 and 'netns' not in s and not s['symbol'].startswith('${UDP_SITE}+')"
 }
 unread_are() { [ "$(unread_drops)" = "$1" ]; }
 
@@ -213,7 +213,7 @@ test_mask_combined() {
 	setup_module
 	setup_netns
 	$DS start
-	rid=$(rule_id mask site __udp4_lib_rcv netns "$NS")
+	rid=$(rule_id mask site ${UDP_SITE} netns "$NS")
 	udp0=$($KC snmp Udp NoPorts)
 	in_ns $BIN/dropgen udp 33 $UDP_CLOSED > /dev/null
 	gen udp 11 $UDP_CLOSED
@@ -221,7 +221,7 @@ test_mask_combined() {
 	in_ns cat /proc/net/snmp > "$TMP/ns.snmp"
 	check "combined rule: only the namespace's UDP drops hidden (its Udp NoPorts, the host's, its Tcp OutRsts)" \
 		"$($KC snmp Udp NoPorts "$TMP/ns.snmp") $(($($KC snmp Udp NoPorts) - udp0)) $($KC snmp Tcp OutRsts "$TMP/ns.snmp")" \
-		"$(hits_of "$rid") $(udp_shown) $(site_sum count "s['symbol'].startswith('tcp_v4_rcv')")"
+		"$(hits_of "$rid") $(udp_shown) $(site_sum count "s['symbol'].startswith('${TCP_SITE}+')")"
 }
 
 test_mask_only() {
@@ -254,7 +254,7 @@ test_mask_churn() {
 	# drops flow for as long as the rules churn; each kind of rule matches
 	# them, and the packet-field ones switch the probe's keys and device gate
 	hostns=$(stat -L -c %i /proc/self/ns/net)
-	churn_rules=("site __udp4_lib_rcv" "dev lo" "l4 udp" "netns $hostns"
+	churn_rules=("site ${UDP_SITE}" "dev lo" "l4 udp" "netns $hostns"
 		"dev lo l3 ipv4 l4 udp")
 	# 2000 a second on each CPU: a flood would leave the CLIs that churn
 	# the rules no CPU under TCG, where all vCPUs share one host thread
@@ -272,8 +272,8 @@ test_mask_churn() {
 	$DS stop
 	trace_off churn.hist
 	reconcile churn "$TMP/churn.hist"
-	sum=$(site_sum count "s['symbol'].startswith('__udp4_lib_rcv')")
-	msk=$(site_sum masked "s['symbol'].startswith('__udp4_lib_rcv')")
+	sum=$(site_sum count "s['symbol'].startswith('${UDP_SITE}+')")
+	msk=$(site_sum masked "s['symbol'].startswith('${UDP_SITE}+')")
 	check "churn: shown + masked UDP drops equal Udp NoPorts" \
 		$(($($KC snmp Udp NoPorts) - udp0)) $((sum + msk))
 	if [ "$msk" -gt 0 ] && [ "$sum" -gt 0 ]; then
@@ -322,7 +322,7 @@ test_mask_bad_rules() {
 		fi
 	}
 	bad_rule "site 'no_such_function'" rule mask site no_such_function
-	bad_rule "site 'tcp_v4_rcv+0x100000'" rule mask site tcp_v4_rcv+0x100000
+	bad_rule "site '${TCP_SITE}+0x100000'" rule mask site ${TCP_SITE}+0x100000
 	bad_rule "reason 'NO_SUCH_REASON'" rule mask reason NO_SUCH_REASON
 	bad_rule "dev 'nodev0'" rule mask dev nodev0
 	bad_rule "netns 'nons'" rule mask netns nons
@@ -381,7 +381,7 @@ test_alert_top() {
 	gen udp 30 $NF_PORT
 	$DS stop
 	wait $watcher
-	check "top 1: the largest site alone, the others counted" "__udp4_lib_rcv 100 2" \
+	check "top 1: the largest site alone, the others counted" "${UDP_SITE} 100 2" \
 		"$(py -c 'import json,sys; m=[json.loads(l) for l in open(sys.argv[1])]; s=[s for x in m for s in x["sites"]]; print(s[0]["symbol"].split("+")[0] if len(s) == 1 else s, s[0]["delta"])' "$TMP/top.jsonl") $(stat_of top_suppressed)"
 }
 

@@ -71,7 +71,7 @@ test_preempt_probes() {
 	$DS -j show sites layer kernel > "$TMP/pt-sites.json"
 	check "preempt_test: its site counts every call (2 a round); the real drops are Udp NoPorts" \
 		"$((2 * n)) $(($($KC snmp Udp NoPorts) - udp0))" \
-		"$($KC sum "$TMP/pt-sites.json" NOT_SPECIFIED ds_ptest_site) $($KC sum "$TMP/pt-sites.json" NO_SOCKET __udp4_lib_rcv)"
+		"$($KC sum "$TMP/pt-sites.json" NOT_SPECIFIED ds_ptest_site) $($KC sum "$TMP/pt-sites.json" NO_SOCKET ${UDP_SITE})"
 	check "preempt_test: the real drops are dropgen's" 40000 \
 		"$(awk '{n += $2} END {print n}' "$TMP/pt-gen.out")"
 	check "preempt_test: the capture matched every call; what it did not lose is in the file" \

@@ -731,8 +731,8 @@ test_sessions_masked() {
 		abort "bpftrace oracle did not attach: $(cat "$TMP/masked.txt.err") $(head -c 300 "$TMP/masked.txt")"
 	masked_phase "MASK site $site" 5021 site
 	$DS rule del "$rid"
-	rule_id only site __udp4_lib_rcv > /dev/null
-	masked_phase "ONLY site __udp4_lib_rcv" 5023 all
+	rule_id only site ${UDP_SITE} > /dev/null
+	masked_phase "ONLY site ${UDP_SITE}" 5023 all
 	$DS rule clear
 	# a packet field too: what the qdisc drops here is TCP over IPv4
 	rule_id mask site "$site" l3 ipv4 l4 tcp > /dev/null

@@ -53,9 +53,9 @@ test_stacks_udp() {
 	need bpftrace tc
 	setup_module
 	setup_netns
-	range=$($KSTACK range __udp4_lib_rcv) || abort "no __udp4_lib_rcv in kallsyms"
+	range=$($KSTACK range ${UDP_SITE}) || abort "no ${UDP_SITE} in kallsyms"
 	$DS start drops
-	$DS stacks on site __udp4_lib_rcv
+	$DS stacks on site ${UDP_SITE}
 	# shellcheck disable=SC2086 # START END
 	kstack_start kstack.txt $range ||
 		abort "bpftrace oracle did not attach: $(cat "$TMP/kstack.txt.err")"
@@ -63,14 +63,14 @@ test_stacks_udp() {
 	oracle_stop
 	$DS -j show stacks > "$TMP/stacks.json"
 	$DS show stacks top 1 | sed 's/^/# /'
-	check "stacks: each distinct stack of __udp4_lib_rcv as bpftrace counts it, adding up to Udp NoPorts" \
+	check "stacks: each distinct stack of ${UDP_SITE} as bpftrace counts it, adding up to Udp NoPorts" \
 		"stacks $(py -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$TMP/stacks.json") drops $NOPORTS" \
 		"$($KSTACK compare "$TMP/stacks.json" "$TMP/kstack.txt")"
-	check "stacks: only __udp4_lib_rcv's (the TCP drops are not stacked); each frames[0] is the site" \
-		"__udp4_lib_rcv True" \
+	check "stacks: only ${UDP_SITE}'s (the TCP drops are not stacked); each frames[0] is the site" \
+		"${UDP_SITE} True" \
 		"$(json "' '.join(sorted({s['site'].split('+')[0] for s in d})), all(s['frames'][:1] == [s['site']] for s in d)" < "$TMP/stacks.json")"
 	check "stacks: the site's stacks add up to its count in show sites" \
-		"$($DS -j show sites layer kernel | json "sum(s['count'] for s in d if s['symbol'].startswith('__udp4_lib_rcv+'))")" \
+		"$($DS -j show sites layer kernel | json "sum(s['count'] for s in d if s['symbol'].startswith('${UDP_SITE}+'))")" \
 		"$(json "sum(s['count'] for s in d)" < "$TMP/stacks.json")"
 	check "stacks: from the sender's system call and from another context" "yes" \
 		"$($KSTACK contexts "$TMP/stacks.json" | py -c 'import sys; c = sys.stdin.read().split(); print("yes" if "syscall" in c and len(c) > 1 else " ".join(c))')"
@@ -85,7 +85,7 @@ test_stacks_replay() {
 	local n0
 	setup_module
 	$DS start drops
-	$DS stacks on site __udp4_lib_rcv
+	$DS stacks on site ${UDP_SITE}
 	n0=$($KC snmp Udp NoPorts)
 	taskset -c 0 "$BIN/dropgen" udp 200 $UDP_CLOSED > /dev/null
 	wait_for 10 sh -c "[ \$(($($KC snmp Udp NoPorts) - $n0)) -ge 200 ]"
@@ -103,7 +103,7 @@ test_stacks_full() {
 	local hist range
 	need tc
 	setup_module stacks=2
-	range=$($KSTACK range __udp4_lib_rcv) || abort "no __udp4_lib_rcv in kallsyms"
+	range=$($KSTACK range ${UDP_SITE}) || abort "no ${UDP_SITE} in kallsyms"
 	setup_netns
 	$DS start drops
 	$DS stacks on
@@ -117,7 +117,7 @@ s, e = int(sys.argv[2]), int(sys.argv[3])
 print(sum(int(c) for l, r, c in re.findall(r"\{ location:\s*(\d+), reason:\s*(\d+) \} hitcount:\s*(\d+)", open(sys.argv[1]).read()) if s <= int(l) < e))' "$TMP/hist" $range)
 	check "stacks=2: the site's drops with and without frames add up to the hist trigger's count; some found no room; none lost" \
 		"$hist yes 0" \
-		"$(json "sum(s['count'] for s in d if s['site'].startswith('__udp4_lib_rcv+'))" < "$TMP/stacks.json") $(json "'yes' if any(s['no_room'] for s in d) else 'no'" < "$TMP/stacks.json") $(stat_of stacks_lost)"
+		"$(json "sum(s['count'] for s in d if s['site'].startswith('${UDP_SITE}+'))" < "$TMP/stacks.json") $(json "'yes' if any(s['no_room'] for s in d) else 'no'" < "$TMP/stacks.json") $(stat_of stacks_lost)"
 	check "stacks=2: at most 2 stacks with frames per CPU" "yes" \
 		"$(json "'yes' if sum(1 for s in d if not s['no_room']) <= 2 * $(nproc) else 'no'" < "$TMP/stacks.json")"
 }
@@ -192,7 +192,7 @@ test_stacks_capture() {
 	setup_module
 	setup_netns
 	$DS start drops
-	$DS stacks on site __udp4_lib_rcv
+	$DS stacks on site ${UDP_SITE}
 	cap_start s filter udp
 	gen udp 30 $UDP_CLOSED
 	ip netns exec "$NS" $BIN/dropgen -a "$HOST_IP" udp 20 $UDP_CLOSED > /dev/null
@@ -220,7 +220,7 @@ test_stacks_lines() {
 	local vml="" f rel
 	setup_module
 	$DS start drops
-	$DS stacks on site __udp4_lib_rcv
+	$DS stacks on site ${UDP_SITE}
 	gen udp 10 $UDP_CLOSED
 	$DS -j show stacks > "$TMP/plain.json"
 	$DS -j show stacks lines > "$TMP/lines.json" 2> "$TMP/lines.err"
@@ -237,7 +237,7 @@ test_stacks_lines() {
 		return
 	fi
 	need addr2line nm
-	py - "$TMP/lines.json" "$vml" "$TMP/sites.json" > "$TMP/a2l.txt" <<-'PY'
+	py - "$TMP/lines.json" "$vml" "$TMP/sites.json" "$UDP_SITE" > "$TMP/a2l.txt" <<-'PY'
 	import json, re, subprocess, sys
 	stacks = json.load(open(sys.argv[1]))
 	run = {n: int(a, 16) for a, t, n, *_ in (l.split() for l in open("/proc/kallsyms")) if n in ("_stext", "_etext")}
@@ -251,7 +251,7 @@ test_stacks_lines() {
 	a2l = [re.sub(r" \(discriminator \d+\)$", "", x) for x in a2l]
 	same = sum(1 for (a, l), x in zip(pairs, a2l) if l == x)
 	print("frames %d same %d" % (len(pairs), same))
-	site = next(s for s in json.load(open(sys.argv[3])) if s["symbol"].startswith("__udp4_lib_rcv+"))
+	site = next(s for s in json.load(open(sys.argv[3])) if s["symbol"].startswith(sys.argv[4] + "+"))
 	print("site", "same" if site.get("line") == stacks[0]["lines"][0] else "differs")
 	PY
 	f=$(sed -n 's/^frames \([0-9]*\) .*/\1/p' "$TMP/a2l.txt")

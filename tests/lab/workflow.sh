@@ -24,7 +24,7 @@ test_record_diff() {
 	$DS record "$TMP/a.rec"
 	check "record: the UDP closed-port drops are Udp NoPorts" \
 		"$(($($KC snmp Udp NoPorts) - udp0))" \
-		"$(rec_site "$TMP/a.rec" NO_SOCKET __udp4_lib_rcv)"
+		"$(rec_site "$TMP/a.rec" NO_SOCKET ${UDP_SITE})"
 	check "record: the kernel release and build are the running kernel's" \
 		"kernel $(uname -r)" "$(grep '^kernel ' "$TMP/a.rec")"
 	$DS record "$TMP/a2.rec"
@@ -45,10 +45,10 @@ test_record_diff() {
 		"$rc $(py -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-c = [x["b"] - x["a"] for x in d["changes"] if x["kind"] == "changed" and x["site"].startswith("__udp4_lib_rcv")]
-n = [x["b"] for x in d["changes"] if x["kind"] == "new" and x["site"].startswith("tcp_v4_rcv")]
+c = [x["b"] - x["a"] for x in d["changes"] if x["kind"] == "changed" and x["site"].startswith(sys.argv[2] + "+")]
+n = [x["b"] for x in d["changes"] if x["kind"] == "new" and x["site"].startswith(sys.argv[3] + "+")]
 print("changed:%s new:%s" % (sum(c), sum(n)))
-' "$TMP/d1.json")"
+' "$TMP/d1.json" "$UDP_SITE" "$TCP_SITE")"
 
 	# the same traffic after an unload and a reload
 	unload_quiet
@@ -83,14 +83,15 @@ rules_of() {
 }
 
 # A file of rules saved and loaded gives the same rules; a file with a bad
-# line, or one the module refuses, adds none.
+# line, or one the module refuses, adds none; an optional rule is left out
+# only for a function the kernel lacks.
 test_rule_files() {
 	local before out rc
 	setup_module
 	$DS rule mask l4 udp
-	$DS rule mask site tcp_v4_rcv reason NO_SOCKET
+	$DS rule mask site ${TCP_SITE} reason NO_SOCKET
 	$DS rule only l3 ipv6
-	$DS rule mask site __udp4_lib_rcv+0x10 dev lo
+	$DS rule mask site ${UDP_SITE}+0x10 dev lo
 	before=$(rules_of)
 	$DS rule save "$TMP/r.rules"
 	$DS rule clear
@@ -110,6 +111,20 @@ test_rule_files() {
 	rc=$?
 	check "rule load: a rule the module refuses takes back those added; exit 1" \
 		"1 1 []" "$rc $(echo "$out" | grep -c "no device has this ifindex") $(rules_of)"
+
+	printf 'rule mask l4 udp\noptional rule mask site ds_no_such_function reason NO_SOCKET\noptional rule mask site %s reason NO_SOCKET\n' \
+		"$TCP_SITE" > "$TMP/opt.rules"
+	out=$($DS rule load "$TMP/opt.rules" 2>&1)
+	rc=$?
+	check "rule load: an optional rule of a function this kernel lacks is left out and named, the others added" \
+		"0 1 2 $TCP_SITE" \
+		"$rc $(echo "$out" | grep -c "opt.rules:2: left out: this kernel has no site ds_no_such_function") $($DS -j show rules | json "len(d), d[1]['site'].split('+')[0]" | tr -d "(),'")"
+	$DS rule clear
+	printf 'rule mask l4 udp\noptional rule mask site %s reason NO_SUCH_REASON\n' "$TCP_SITE" > "$TMP/optbad.rules"
+	out=$($DS rule load "$TMP/optbad.rules" 2>&1)
+	rc=$?
+	check "rule load: an optional rule with an error other than its function is refused, nothing added; exit 2" \
+		"2 1 []" "$rc $(echo "$out" | grep -c "optbad.rules:2:") $(rules_of)"
 }
 
 # rcvbuf.py N STATUS FILE [BEFORE [AFTER]]: once the file BEFORE exists,
