@@ -440,11 +440,34 @@ int ds_rule_words(struct ds_ctx *ctx, const struct ds_rule *r, char *buf,
 	return o < len ? 0 : -ENAMETOOLONG;
 }
 
+/*
+ * "optional rule ...": the site this kernel does not have (a function that
+ * another kernel inlines or renames). Returns it, or NULL when the rule is
+ * to be read as any other.
+ */
+static const char *ds_site_absent(struct ds_ctx *ctx, char **words, int nw)
+{
+	uint64_t start, end;
+	int i;
+
+	for (i = 0; i + 1 < nw; i++) {
+		if (strcmp(words[i], "site"))
+			continue;
+		if (ds_ctx_syms(ctx))
+			return NULL;
+		if (ds_syms_resolve(ctx->syms, words[i + 1], &start, &end) == -ENOENT)
+			return words[i + 1];
+		return NULL;
+	}
+	return NULL;
+}
+
 int ds_rules_read(struct ds_ctx *ctx, FILE *f, const char *name,
 		  struct ds_rules *out)
 {
-	char *line = NULL, *words[64];
+	char *line = NULL, *words[64], **w;
 	unsigned int lineno = 0;
+	const char *absent;
 	size_t cap = 0;
 	int err = 0, nw;
 
@@ -457,16 +480,27 @@ int ds_rules_read(struct ds_ctx *ctx, FILE *f, const char *name,
 		nw = ds_split(line, words, (int)DS_N(words));
 		if (!nw)
 			continue;
+		w = words;
+		if (!strcmp(w[0], "optional")) {
+			w++;
+			nw--;
+			absent = ds_site_absent(ctx, w, nw);
+			if (absent) {
+				fprintf(stderr, "dropscope: %s:%u: left out: this kernel has no site %s\n",
+					name, lineno, absent);
+				continue;
+			}
+		}
 		if (nw < 2 ||
-		    (strcmp(words[0], "rule") && strcmp(words[0], "mask")) ||
-		    (strcmp(words[1], "mask") && strcmp(words[1], "add") &&
-		     strcmp(words[1], "only"))) {
+		    (strcmp(w[0], "rule") && strcmp(w[0], "mask")) ||
+		    (strcmp(w[1], "mask") && strcmp(w[1], "add") &&
+		     strcmp(w[1], "only"))) {
 			fprintf(stderr, "dropscope: %s:%u: not a rule (rule mask|only FIELD VALUE ...)\n",
 				name, lineno);
 			err = DS_EUSAGE;
 			break;
 		}
-		mode = strcmp(words[1], "only") ? DROPSCOPE_RULE_MASK :
+		mode = strcmp(w[1], "only") ? DROPSCOPE_RULE_MASK :
 						   DROPSCOPE_RULE_ONLY;
 		r = ds_grow(out->v, &out->cap, out->n, sizeof(*r), 16);
 		if (!r) {
@@ -474,7 +508,7 @@ int ds_rules_read(struct ds_ctx *ctx, FILE *f, const char *name,
 			break;
 		}
 		out->v = r;
-		err = ds_rule_parse(ctx, nw - 2, words + 2, &out->v[out->n]);
+		err = ds_rule_parse(ctx, nw - 2, w + 2, &out->v[out->n]);
 		if (err) {
 			fprintf(stderr, "dropscope: %s:%u: the rule above is refused\n",
 				name, lineno);
