@@ -77,7 +77,8 @@ CLI_HDR := $(wildcard user/*.h user/lib/*.h) include/uapi/linux/dropscope.h
 
 .PHONY: all module user clean check check-debug lab bench deps kernels unit \
 	testbins spec-check checkpatch install install-cli install-module \
-	uninstall dkms-install dkms-uninstall dkms-source deb profile cli-cflags kdir
+	uninstall dkms-install dkms-uninstall dkms-source deb profile cli-cflags kdir \
+	oracle
 
 all: module user
 
@@ -107,6 +108,19 @@ module:
 		$(if $(findstring $(SID_CACHE)/,$(KDIR)),CHECK=$(SID_CACHE)/sparse/sparse) modules
 	$(if $(PREEMPT_TEST),,cp $(KBUILD_OUT)/kmod/dropscope.ko kmod/dropscope.ko)
 
+# The offsets of the members the lab's bpftrace oracles read, from the
+# kernel's own headers (tests/lab/offsets.c): build/oracle/KVER/offsets
+ORACLE_OUT := build/oracle/$(KVER)
+oracle:
+	@mkdir -p $(ORACLE_OUT)
+	@ln -sfn $(CURDIR)/tests/lab/offsets.c $(ORACLE_OUT)/offsets.c
+	@echo 'obj-m := offsets.o' > $(ORACLE_OUT)/Kbuild
+	@$(MAKE) -s -C $(KDIR) M=$(CURDIR)/$(ORACLE_OUT) offsets.s
+	@sed -n 's/.*->\([A-Z_]*\) \$$\{0,1\}\([0-9][0-9]*\).*/\1 \2/p' \
+		$(ORACLE_OUT)/offsets.s > $(ORACLE_OUT)/offsets
+	@test "$$(wc -l < $(ORACLE_OUT)/offsets)" = 7 || \
+		{ echo "oracle: no offsets in $(ORACLE_OUT)/offsets.s" >&2; exit 1; }
+
 # Every lab kernel (6.1, 6.12, 6.12 PREEMPT_RT, unstable's plain and
 # PREEMPT_RT) with W=1 and sparse (which must have run), and
 # the build with the preemptible-probe test for the lab; any warning fails.
@@ -128,6 +142,7 @@ kernel-%:
 			{ echo "module: sparse did not run with $$k" >&2; exit 1; }; \
 	done; \
 	echo "module: $$k built clean with W=1 and sparse (and PREEMPT_TEST=1)"; \
+	$(MAKE) --no-print-directory oracle KVER=$$k; \
 	scripts/netdevsim $$k > /dev/null
 
 tests/unit/test_cli: tests/unit/test_cli.c $(CLI_LIB) $(CLI_HDR)

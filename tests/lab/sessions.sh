@@ -8,6 +8,14 @@
 
 TG=$BIN/tcpgen
 
+# offsets_sed: a sed script that puts the offsets of the kernel's members
+# (build/oracle/KVER/offsets, make oracle) for OFF_NAME in bpftrace's code
+offsets_sed() {
+	local f=build/oracle/$KVER/offsets
+	[ -s "$f" ] || abort "no $f: make oracle KVER=$KVER"
+	sed 's|^\([A-Z_]*\) \([0-9]*\)$|s/OFF_\1\\b/\2/g;|' "$f" | tr -d '\n'
+}
+
 # oracle_start FILE [START END]: bpftrace in the background, its output in
 # $TMP/FILE; each socket's drops at a location in [START, END) are counted
 # apart too. Returns once its probes see a close (bpftrace compiles the
@@ -15,7 +23,7 @@ TG=$BIN/tcpgen
 oracle_start() {
 	local rx=0 i
 	grep -q rx_sk $T/events/skb/kfree_skb/format && rx='(uint64)args->rx_sk'
-	sed "s/RX_SK/$rx/; s/SITE_START/${2:-0}/; s/SITE_END/${3:-0}/" \
+	sed "s/RX_SK/$rx/; s/SITE_START/${2:-0}/; s/SITE_END/${3:-0}/; $(offsets_sed)" \
 		tests/lab/tcplife.bt > "$TMP/tcplife.bt"
 	bpftrace "$TMP/tcplife.bt" > "$TMP/$1" 2> "$TMP/$1.err" &
 	oracle=$!
@@ -372,12 +380,14 @@ test_sessions_watch_retrans() {
 	need bpftrace tc
 	setup_module
 	$DS start tcp
-	bpftrace -e 'BEGIN { @tlp = 0; printf("ready\n"); }
+	bpftrace -e "$(sed "$(offsets_sed)" <<-'BT'
+	BEGIN { @tlp = 0; printf("ready\n"); }
 	kprobe:tcp_send_loss_probe {
-		$sk = (struct sock *)arg0;
-		if ($sk->__sk_common.skc_num == 5027 || $sk->__sk_common.skc_dport == 0xa313) { @tlp++; }
+		if (*(uint16 *)(arg0 + OFF_SK_NUM) == 5027 || *(uint16 *)(arg0 + OFF_SK_DPORT) == 0xa313) { @tlp++; }
 	}
-	END { printf("tlp %d\n", @tlp); clear(@tlp); }' > "$TMP/tlp.txt" 2> "$TMP/tlp.err" &
+	END { printf("tlp %d\n", @tlp); clear(@tlp); }
+	BT
+	)" > "$TMP/tlp.txt" 2> "$TMP/tlp.err" &
 	oracle=$!
 	defer kill_quiet $oracle
 	# BEGIN runs once every probe is attached

@@ -43,7 +43,8 @@ mutant() {
 	{
 		(cd "$w" && patch -p1 -s < "$patch") &&
 			make -C "$w" --no-print-directory user testbins module KVER="$rel" &&
-			make -C "$w" --no-print-directory module KVER="$rel" PREEMPT_TEST=1
+			make -C "$w" --no-print-directory module KVER="$rel" PREEMPT_TEST=1 &&
+			make -C "$w" --no-print-directory oracle KVER="$rel"
 	} > "$top/$name.build" 2>&1 || { echo "build" > "$top/$name.verdict"; return; }
 	(cd "$w" && scripts/lab -k "$kernel" -- env CYCLES=1 tests/lab/run.sh -t "$test") \
 		> "$top/$name.tap" 2>&1 || rc=$?
