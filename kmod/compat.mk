@@ -6,6 +6,9 @@ ds_has = $(shell grep -qsE '$(2)' $(srctree)/$(1) && echo -DDS_HAVE_$(3))
 ccflags-y += $(call ds_has,include/net/dropreason.h,drop_reasons_by_subsys,REASON_SUBSYS)
 ccflags-y += $(call ds_has,include/net/genetlink.h,pre_doit..const struct genl_split_ops,GENL_SPLIT_PRE_DOIT)
 ccflags-y += $(call ds_has,include/linux/workqueue.h,\*system_percpu_wq,SYSTEM_PERCPU_WQ)
+# 7.x: tracepoints call their probes under SRCU-fast, preemptible on every
+# configuration (the preemptible-probe test expects the kernel's own calls)
+ccflags-y += $(call ds_has,include/linux/tracepoint.h,guard.srcu_fast_notrace..&tracepoint_srcu,TP_PREEMPTIBLE)
 
 # The tracepoints the module hooks: each one's prototype, its argument
 # types only ("struct sk_buff *;void *;..."), read from the kernel's

@@ -80,8 +80,18 @@ extern unsigned int ds_capacity;
  * nothing more. Where the caller disabled preemption already, the pair
  * costs an increment, a decrement and a test.
  */
+#ifdef DS_PREEMPT_TEST
+void ds_ptest_enter(void);
+#else
+static __always_inline void ds_ptest_enter(void)
+{
+}
+#endif
+
 static __always_inline void ds_probe_begin(void)
 {
+	/* the test build counts the kernel's own preemptible calls */
+	ds_ptest_enter();
 	preempt_disable_notrace();
 }
 

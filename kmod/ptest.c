@@ -26,13 +26,25 @@
  *     down.
  * So every round adds exactly 2 drops to the site, 1 session closed with
  * 1 drop and 1 reset received, 1 byte each way, 1 fallback and 1 link
- * down. Reading the file gives the last run: "threads T rounds N
- * moves M passes P errors E unsafe U checked C ms D": M how often a
+ * down. On a kernel without SMC (Debian's 7.x: no DIBS), the rounds
+ * leave the SMC probes out.
+ *
+ * Meanwhile the kernel calls the probes too, from its tracepoints, on
+ * the real drops and sessions the lab makes: where tracepoints call
+ * probes preemptible (7.x, DS_HAVE_TP_PREEMPTIBLE), those calls are the
+ * real path made preemptible, and K counts them.
+ *
+ * Reading the file gives the last run: "threads T rounds N
+ * moves M passes P errors E unsafe U checked C ms D smc S kernel K
+ * tpreempt R": M how often a
  * thread found itself on another CPU than in its previous round, P the
  * writer's passes over the threads to move them, U the accesses to this
  * CPU's part of per-CPU data that a probe made preemptible (every one is
  * counted: ds_this_cpu_ptr()), C whether the kernel keeps the preemption
- * count that tells (CONFIG_PREEMPT_COUNT), D how long it took.
+ * count that tells (CONFIG_PREEMPT_COUNT), D how long it took, S whether
+ * the rounds had SMC sockets, K the probe calls the kernel itself made
+ * preemptible (not the test's threads), R whether this kernel's
+ * tracepoints call probes preemptible.
  *
  * The test's packet has a network header of 20 bytes, so that a capture
  * of its site copies it.
@@ -78,11 +90,24 @@ static struct {
 
 /* per-CPU data that a probe touched preemptible, since the run began */
 static atomic_t ds_ptest_unsafe;
+/* probes the kernel's tracepoints called preemptible, since then */
+static atomic_t ds_ptest_kernel;
+/* every thread of the run had its SMC socket */
+static bool ds_ptest_smc_on;
 
 void ds_ptest_cpu_check(void)
 {
 	if (preemptible())
 		atomic_inc(&ds_ptest_unsafe);
+}
+
+/* A probe begins: the test's own threads call it, or the kernel did. */
+void ds_ptest_enter(void)
+{
+	if (preemptible() &&
+	    (!(current->flags & PF_KTHREAD) ||
+	     strncmp(current->comm, "ds_ptest/", strlen("ds_ptest/"))))
+		atomic_inc(&ds_ptest_kernel);
 }
 
 struct ds_ptest_thread {
@@ -111,7 +136,8 @@ static void ds_ptest_round(struct sk_buff *skb, struct sock *tcp,
 	skb->sk = NULL;
 	ds_ptest_reset(tcp);
 	ds_ptest_state(tcp, TCP_SYN_SENT, TCP_CLOSE);
-	ds_ptest_smc(smc, DS_PTEST_SMC_REASON);
+	if (smc)
+		ds_ptest_smc(smc, DS_PTEST_SMC_REASON);
 }
 
 static int ds_ptest_thread(void *arg)
@@ -139,12 +165,19 @@ static int ds_ptest_thread(void *arg)
 	if (!t->err)
 		t->err = sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
 					  IPPROTO_TCP, &tcp);
-	if (!t->err)
+	if (!t->err) {
 		t->err = sock_create_kern(&init_net, AF_SMC, SOCK_STREAM, 0,
 					  &smc);
+		/* a kernel without SMC: the rounds leave it out */
+		if (t->err == -EAFNOSUPPORT) {
+			t->err = 0;
+			smc = NULL;
+			WRITE_ONCE(ds_ptest_smc_on, false);
+		}
+	}
 	last = raw_smp_processor_id();
 	for (i = 0; !t->err && i < t->rounds; i++) {
-		ds_ptest_round(skb, tcp->sk, smc->sk);
+		ds_ptest_round(skb, tcp->sk, smc ? smc->sk : NULL);
 		cpu = raw_smp_processor_id();
 		t->moves += cpu != last;
 		last = cpu;
@@ -207,6 +240,8 @@ static int ds_ptest_run(u32 rounds)
 		return -ENOMEM;
 	memset(&ds_ptest_last, 0, sizeof(ds_ptest_last));
 	atomic_set(&ds_ptest_unsafe, 0);
+	atomic_set(&ds_ptest_kernel, 0);
+	ds_ptest_smc_on = true;
 	atomic_set(&running, n);
 	for (i = 0; i < n; i++) {
 		t[i].rounds = rounds;
@@ -266,16 +301,18 @@ static ssize_t ds_ptest_write(struct file *file, const char __user *buf,
 static ssize_t ds_ptest_read(struct file *file, char __user *buf,
 			     size_t len, loff_t *pos)
 {
-	char out[160];
+	char out[200];
 	int n;
 
 	mutex_lock(&ds_ptest_lock);
 	n = scnprintf(out, sizeof(out),
-		      "threads %u rounds %u moves %u passes %u errors %u unsafe %d checked %d ms %llu\n",
+		      "threads %u rounds %u moves %u passes %u errors %u unsafe %d checked %d ms %llu smc %d kernel %d tpreempt %d\n",
 		      ds_ptest_last.threads, ds_ptest_last.rounds,
 		      ds_ptest_last.moves, ds_ptest_last.passes,
 		      ds_ptest_last.errors, atomic_read(&ds_ptest_unsafe),
-		      IS_ENABLED(CONFIG_PREEMPT_COUNT), ds_ptest_last.ms);
+		      IS_ENABLED(CONFIG_PREEMPT_COUNT), ds_ptest_last.ms,
+		      READ_ONCE(ds_ptest_smc_on), atomic_read(&ds_ptest_kernel),
+		      IS_ENABLED(DS_HAVE_TP_PREEMPTIBLE));
 	mutex_unlock(&ds_ptest_lock);
 	return simple_read_from_buffer(buf, len, pos, out, n);
 }

@@ -4,13 +4,16 @@
  * times, and say how long it took (in guest nanoseconds: under QEMU
  * -icount shift=0 that is the number of instructions executed).
  *
- *   dropgen [-a ADDR] [-c CPU] [-P PROCS] [-d MS] [-r RATE] udp|tcp COUNT PORT
+ *   dropgen [-a ADDR] [-c CPU] [-P PROCS] [-d MS] [-r RATE] udp|tcp|netlink COUNT PORT
  *
  * udp: COUNT datagrams to ADDR:PORT (default 127.0.0.1, IPv4 or IPv6)
  *      from an unconnected socket; with
  *      PORT closed each is dropped with NO_SOCKET.
  * tcp: COUNT connects to 127.0.0.1:PORT; with PORT closed each SYN is
  *      dropped with NO_SOCKET and refused.
+ * netlink: COUNT messages to netlink port PORT of NETLINK_USERSOCK, which
+ *      no socket has: the kernel frees each one in the sender's own
+ *      sendmsg (netlink_unicast), in process context, and refuses it.
  * -c CPU: pin to that CPU.  -P PROCS: that many processes, process i on
  * CPU i, each sending COUNT.  -d MS: keep sending for MS milliseconds
  * instead (COUNT is then a cap); prints what was sent.  -r RATE: at most
@@ -20,6 +23,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/netlink.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <stdio.h>
@@ -55,10 +59,20 @@ static int pin(int cpu)
 static struct sockaddr_storage to;
 static socklen_t tolen;
 
-static int target(const char *addr, int port)
+enum gen { GEN_UDP, GEN_TCP, GEN_NETLINK };
+
+static int target(enum gen kind, const char *addr, int port)
 {
 	struct sockaddr_in *in = (struct sockaddr_in *)&to;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&to;
+	struct sockaddr_nl *nl = (struct sockaddr_nl *)&to;
+
+	if (kind == GEN_NETLINK) {
+		nl->nl_family = AF_NETLINK;
+		nl->nl_pid = (unsigned int)port;
+		tolen = sizeof(*nl);
+		return 0;
+	}
 
 	if (inet_pton(AF_INET, addr, &in->sin_addr) == 1) {
 		in->sin_family = AF_INET;
@@ -89,15 +103,33 @@ static void pace(unsigned long long t0, unsigned long i, unsigned long rate)
 	nanosleep(&ts, NULL);
 }
 
-static int run(int tcp, unsigned long count, unsigned long ms,
+/* One message to a netlink port nobody has: refused, the kernel freed it. */
+static int send_netlink(int fd)
+{
+	struct nlmsghdr h = { .nlmsg_len = sizeof(h), .nlmsg_type = NLMSG_MIN_TYPE };
+
+	if (sendto(fd, &h, sizeof(h), 0, (struct sockaddr *)&to, tolen) < 0 &&
+	    errno == ECONNREFUSED)
+		return 0;
+	fprintf(stderr, "dropgen: a socket has that netlink port\n");
+	return -1;
+}
+
+static int run(enum gen kind, unsigned long count, unsigned long ms,
 	       unsigned long rate)
 {
 	unsigned long long t0 = now_ns(), stop = t0 + ms * 1000000ULL;
+	int tcp = kind == GEN_TCP, fd = -1;
 	unsigned long i;
 	char byte = 'x';
-	int fd = -1;
 
-	if (!tcp) {
+	if (kind == GEN_NETLINK) {
+		fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_USERSOCK);
+		if (fd < 0) {
+			perror("dropgen: socket");
+			return 1;
+		}
+	} else if (!tcp) {
 		fd = socket(to.ss_family, SOCK_DGRAM, 0);
 		if (fd < 0) {
 			perror("dropgen: socket");
@@ -121,6 +153,9 @@ static int run(int tcp, unsigned long count, unsigned long ms,
 				return 1;
 			}
 			close(fd);
+		} else if (kind == GEN_NETLINK) {
+			if (send_netlink(fd))
+				return 1;
 		} else if (sendto(fd, &byte, 1, 0, (struct sockaddr *)&to,
 				  tolen) != 1) {
 			perror("dropgen: sendto");
@@ -135,7 +170,8 @@ static int run(int tcp, unsigned long count, unsigned long ms,
 int main(int argc, char **argv)
 {
 	unsigned long count, ms = 0, rate = 0;
-	int opt, cpu = -1, procs = 0, port, tcp, i, status, rc = 0;
+	int opt, cpu = -1, procs = 0, port, i, status, rc = 0;
+	enum gen kind;
 	const char *addr = "127.0.0.1";
 
 	while ((opt = getopt(argc, argv, "a:c:P:d:r:")) != -1) {
@@ -160,19 +196,21 @@ int main(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 3 ||
-	    (strcmp(argv[optind], "udp") && strcmp(argv[optind], "tcp"))) {
-		fprintf(stderr, "usage: dropgen [-a ADDR] [-c CPU] [-P PROCS] [-d MS] [-r RATE] udp|tcp COUNT PORT\n");
+	    (strcmp(argv[optind], "udp") && strcmp(argv[optind], "tcp") &&
+	     strcmp(argv[optind], "netlink"))) {
+		fprintf(stderr, "usage: dropgen [-a ADDR] [-c CPU] [-P PROCS] [-d MS] [-r RATE] udp|tcp|netlink COUNT PORT\n");
 		return 2;
 	}
-	tcp = !strcmp(argv[optind], "tcp");
+	kind = !strcmp(argv[optind], "tcp") ? GEN_TCP :
+	       !strcmp(argv[optind], "netlink") ? GEN_NETLINK : GEN_UDP;
 	count = strtoul(argv[optind + 1], NULL, 10);
 	port = atoi(argv[optind + 2]);
-	if (target(addr, port))
+	if (target(kind, addr, port))
 		return 2;
 	if (cpu >= 0 && pin(cpu))
 		return 1;
 	if (!procs)
-		return run(tcp, count, ms, rate);
+		return run(kind, count, ms, rate);
 	for (i = 0; i < procs; i++) {
 		pid_t pid = fork();
 
@@ -181,7 +219,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (!pid)
-			return pin(i) ? 1 : run(tcp, count, ms, rate);
+			return pin(i) ? 1 : run(kind, count, ms, rate);
 	}
 	while (wait(&status) > 0)
 		if (!WIFEXITED(status) || WEXITSTATUS(status))

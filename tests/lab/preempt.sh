@@ -25,10 +25,14 @@ ptest() {
 # preemption enabled (on a kernel that can switch to full preemption, it
 # does for the test), while real drops flow, a capture copies the test's
 # drops and the interval folds: every count exact, and no probe touched
-# this CPU's data preemptible.
+# this CPU's data preemptible. Meanwhile a process on each CPU sends
+# netlink messages to a port nobody has: the kernel frees each in the
+# sender's sendmsg, in process context, and its tracepoint calls the drop
+# probe from there; on 7.x, whose tracepoints call every probe
+# preemptible, that is the real path made preemptible, on both CPUs.
 test_preempt_probes() {
 	local ko=build/kmod-ptest/$KVER/kmod/dropscope.ko
-	local mode="" udp0 r=$PTEST_ROUNDS n threads moves res
+	local mode="" udp0 r=$PTEST_ROUNDS n threads moves res tp kern g1 g2 nlsite
 	need tcpdump
 	if [ ! -f "$ko" ]; then
 		fail "the test build of the module is there" \
@@ -45,20 +49,25 @@ test_preempt_probes() {
 	# room for every session the test closes
 	insmod "$ko" closed=$((4 * $(nproc) * r)) || { fail "insmod $ko"; return; }
 	defer unload_quiet
+	nlsite=$(tests/lab/dropsite netlink 0 4242 NOT_SPECIFIED) ||
+		abort "no site of the netlink drops found"
 	$DS set interval 100ms
 	$DS start
 	cap_start pt site ds_ptest_site
 	udp0=$($KC snmp Udp NoPorts)
 	$BIN/dropgen -P 2 udp 20000 $UDP_CLOSED > "$TMP/pt-gen.out" &
+	g1=$!
+	$BIN/dropgen -P 2 netlink 20000 4242 > "$TMP/pt-nl.out" &
+	g2=$!
 	if echo "$r" > $PTEST; then
 		ok "preempt_test: $r rounds ran ($(cat $PTEST)${mode:+, preemption full})"
 	else
 		fail "preempt_test: $r rounds ran" "$(dmesg | tail -n 3)"
 	fi
-	wait $!
+	wait $g1 $g2
 	cap_stop $cap
 	$DS stop
-	read -r threads moves <<< "$(ptest threads moves)"
+	read -r threads moves tp kern <<< "$(ptest threads moves tpreempt kernel)"
 	check "preempt_test: two threads per CPU, $r rounds each, no error" \
 		"$((2 * $(nproc))) $r 0" "$(ptest threads rounds errors)"
 	check "preempt_test: no probe touched this CPU's data preemptible (counted: the kernel keeps a preemption count)" \
@@ -74,6 +83,20 @@ test_preempt_probes() {
 		"$($KC sum "$TMP/pt-sites.json" NOT_SPECIFIED ds_ptest_site) $($KC sum "$TMP/pt-sites.json" NO_SOCKET ${UDP_SITE})"
 	check "preempt_test: the real drops are dropgen's" 40000 \
 		"$(awk '{n += $2} END {print n}' "$TMP/pt-gen.out")"
+	check "preempt_test: the netlink messages the kernel refused (ECONNREFUSED, 20000 a CPU) are $nlsite's drops" \
+		"40000 40000" \
+		"$(awk '{n += $2} END {print n}' "$TMP/pt-nl.out") $($KC sum "$TMP/pt-sites.json" NOT_SPECIFIED "$nlsite+")"
+	# on 7.x the kernel calls the probes preemptible: the real path was
+	# taken so, and counted above; elsewhere it never does
+	if [ "$tp" = 1 ]; then
+		res=no
+		[ "${kern:-0}" -gt 0 ] && res=yes
+		check "preempt_test: this kernel's tracepoints called the probes preemptible ($kern times), none touched this CPU's data so" \
+			"yes 0" "$res $(ptest unsafe)"
+	else
+		check "preempt_test: this kernel's tracepoints call the probes with preemption off (never preemptible)" \
+			0 "$kern"
+	fi
 	check "preempt_test: the capture matched every call; what it did not lose is in the file" \
 		"$((2 * n)) $((2 * n)) 0 $(cap_sum pt captured)" \
 		"$(cap_sum pt matched) $(($(cap_sum pt captured) + $(cap_sum pt lost_buffer) + $(cap_sum pt lost_socket))) $(cap_sum pt no_network) $(cap_count "$TMP/pt.pcapng" 'ip proto 253')"
@@ -87,6 +110,11 @@ s = [x for x in json.load(open(sys.argv[1])) if x["comm"].startswith("ds_ptest/"
 print(len(s), sum(x["drops"] for x in s), sum(x["resets_received"] for x in s))
 ' "$TMP/pt-closed.json")"
 
+	if [ "$(ptest smc)" != 1 ]; then
+		skip "preempt_test: SMC: a fallback, a link down, a byte each way a round" \
+			"this kernel has no SMC (no AF_SMC socket)"
+		return
+	fi
 	$DS -j show smc > "$TMP/pt-smc.json"
 	check "preempt_test: SMC: a fallback, a link down, a byte each way a round" \
 		"$n $n $n $n" \
