@@ -75,6 +75,7 @@
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
+#include "compat.h"
 #include "dropscope.h"
 
 #define DS_PTEST_ROUNDS_MAX	1000000
@@ -312,7 +313,7 @@ static ssize_t ds_ptest_read(struct file *file, char __user *buf,
 		      ds_ptest_last.errors, atomic_read(&ds_ptest_unsafe),
 		      IS_ENABLED(CONFIG_PREEMPT_COUNT), ds_ptest_last.ms,
 		      READ_ONCE(ds_ptest_smc_on), atomic_read(&ds_ptest_kernel),
-		      IS_ENABLED(DS_HAVE_TP_PREEMPTIBLE));
+		      DS_TP_PREEMPTIBLE);
 	mutex_unlock(&ds_ptest_lock);
 	return simple_read_from_buffer(buf, len, pos, out, n);
 }
