@@ -111,7 +111,8 @@ static int send_netlink(int fd)
 	if (sendto(fd, &h, sizeof(h), 0, (struct sockaddr *)&to, tolen) < 0 &&
 	    errno == ECONNREFUSED)
 		return 0;
-	fprintf(stderr, "dropgen: a socket has that netlink port\n");
+	fprintf(stderr, "dropgen: netlink port not refused: %s\n",
+		strerror(errno));
 	return -1;
 }
 

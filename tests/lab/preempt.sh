@@ -6,6 +6,9 @@
 # (make module PREEMPT_TEST=1: kmod/ptest.c), which make check and make
 # check-debug build for each kernel.
 
+# a netlink port no socket has: above any PID (a socket's first port is
+# its process's PID) and below the ports the kernel picks after that
+NL_PORT=2147418112
 # rounds each thread of the test runs
 PTEST_ROUNDS=${PTEST_ROUNDS:-15000}
 PTEST=/sys/kernel/debug/dropscope/preempt_test
@@ -49,7 +52,7 @@ test_preempt_probes() {
 	# room for every session the test closes
 	insmod "$ko" closed=$((4 * $(nproc) * r)) || { fail "insmod $ko"; return; }
 	defer unload_quiet
-	nlsite=$(tests/lab/dropsite netlink 0 4242 NOT_SPECIFIED) ||
+	nlsite=$(tests/lab/dropsite netlink 0 $NL_PORT NOT_SPECIFIED) ||
 		abort "no site of the netlink drops found"
 	$DS set interval 100ms
 	$DS start
@@ -57,7 +60,7 @@ test_preempt_probes() {
 	udp0=$($KC snmp Udp NoPorts)
 	$BIN/dropgen -P 2 udp 20000 $UDP_CLOSED > "$TMP/pt-gen.out" &
 	g1=$!
-	$BIN/dropgen -P 2 netlink 20000 4242 > "$TMP/pt-nl.out" &
+	$BIN/dropgen -P 2 netlink 20000 $NL_PORT > "$TMP/pt-nl.out" &
 	g2=$!
 	if echo "$r" > $PTEST; then
 		ok "preempt_test: $r rounds ran ($(cat $PTEST)${mode:+, preemption full})"
