@@ -133,7 +133,7 @@ kernels:
 kernel-%:
 	@mkdir -p build
 	@set -e; k=$*; for t in "" 1; do \
-		$(MAKE) --no-print-directory module KVER=$$k PREEMPT_TEST=$$t KFLAGS="W=1 C=2" \
+		$(MAKE) --no-silent --no-print-directory module KVER=$$k PREEMPT_TEST=$$t KFLAGS="W=1 C=2" \
 			> build/kmod-$$k$${t:+-ptest}.log 2>&1 || \
 			{ cat build/kmod-$$k$${t:+-ptest}.log; exit 1; }; \
 		if grep -E "warning:|error:" build/kmod-$$k$${t:+-ptest}.log; then \
