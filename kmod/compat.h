@@ -51,7 +51,9 @@
 /*
  * 6.17 gave tcp:tcp_retransmit_skb the retransmit's error
  * (trace_tcp_retransmit_skb(sk, skb, err)): it now fires for a retransmit
- * that failed too, which total_retrans and TcpRetransSegs do not count.
+ * that failed too. The probe counts the ones sent, as 6.x fired for them
+ * only; one whose transmit failed after the kernel counted it (a qdisc
+ * dropped it) is in total_retrans and TcpRetransSegs, not in the events.
  */
 #ifdef DS_HAVE_TCP_RETRANSMIT_ERR
 #define DS_TCP_RETRANSMIT_PROBE_ARGS					\
