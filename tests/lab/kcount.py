@@ -11,7 +11,8 @@
                                        the tracepoint's own table)
   kcount.py names FORMAT REASONS.json  exit 1 unless every reason name
                                        agrees with the tracepoint's table
-  kcount.py sum SITES.json [REASON [SYMBOL_PREFIX]]   total of matching sites
+  kcount.py sum SITES.json [REASON [FUNCTION]]   total of matching sites
+                                       (FUNCTION: the site's, exactly)
   kcount.py site HISTFILE REASON N     the function (by /proc/kallsyms) of
                                        the one location of a hist trigger
                                        keyed by location,reason where N
@@ -154,11 +155,11 @@ def main(argv):
         print("# %d reason names agree" % len(common))
     elif cmd == "sum":
         reason = argv[3] if len(argv) > 3 else None
-        prefix = argv[4] if len(argv) > 4 else ""
+        func = argv[4] if len(argv) > 4 else None
         with open(argv[2]) as f:
             print(sum(s["count"] for s in json.load(f)
                       if (reason is None or s["reason"] == reason)
-                      and s["symbol"].startswith(prefix)))
+                      and (func is None or s["symbol"].split("+")[0] == func)))
     elif cmd == "site":
         ids = {n: i for i, n in reason_table().items()}
         locs = [int(loc, 16) for (loc, r), n in hist_counts(argv[2]).items()

@@ -88,7 +88,7 @@ test_preempt_probes() {
 		"$(awk '{n += $2} END {print n}' "$TMP/pt-gen.out")"
 	check "preempt_test: the netlink messages the kernel refused (ECONNREFUSED, 20000 a CPU) are $nlsite's drops" \
 		"40000 40000" \
-		"$(awk '{n += $2} END {print n}' "$TMP/pt-nl.out") $($KC sum "$TMP/pt-sites.json" NOT_SPECIFIED "$nlsite+")"
+		"$(awk '{n += $2} END {print n}' "$TMP/pt-nl.out") $($KC sum "$TMP/pt-sites.json" NOT_SPECIFIED "$nlsite")"
 	# on 7.x the kernel calls the probes preemptible: the real path was
 	# taken so, and counted above; elsewhere it never does
 	if [ "$tp" = 1 ]; then
