@@ -109,9 +109,9 @@
 /*
  * 7.x calls every tracepoint's probes under SRCU-fast
  * (guard(srcu_fast_notrace) in __DECLARE_TRACE), preemptible on every
- * configuration; 6.x disabled preemption around them. The probes do so themselves either way
- * (ds_probe_begin()); the preemptible-probe test expects the kernel's own
- * preemptible calls where there are some.
+ * configuration; 6.x disabled preemption around them. The probes do so
+ * themselves either way (ds_probe_begin()); the preemptible-probe test
+ * expects the kernel's own preemptible calls where there are some.
  */
 #ifdef DS_HAVE_TP_PREEMPTIBLE
 #define DS_TP_PREEMPTIBLE	1
