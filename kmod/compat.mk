@@ -78,6 +78,16 @@ ifneq ($(ds_tp),const struct devlink *;struct sk_buff *;const struct devlink_tra
 $(call ds_unknown,devlink:devlink_trap_report,devlink.h,$(ds_tp))
 endif
 
+# 7.0: qdisc drops with a reason of their own (the qdisc layer); before,
+# none, and the qdisc part is absent
+ds_tp := $(call ds_proto,qdisc.h,qdisc_drop)
+ifeq ($(ds_tp),)
+else ifeq ($(ds_tp),struct Qdisc *;const struct netdev_queue *;struct net_device *;struct sk_buff *;enum qdisc_drop_reason)
+ccflags-y += -DDS_HAVE_QDISC_DROP
+else
+$(call ds_unknown,qdisc:qdisc_drop,qdisc.h,$(ds_tp))
+endif
+
 # The SMC tracepoints' header is private to net/smc, in no headers package:
 # in a whole kernel tree (one's own, the lab's debug kernel), smctp.c checks
 # the SMC probes' prototypes against it.

@@ -136,6 +136,7 @@ struct ds_round;
 struct ds_source {
 	const char *name;
 	u32 part;		/* DROPSCOPE_PART_* */
+	const char *absent;	/* why this kernel cannot run it, or NULL */
 	int (*attach)(struct netlink_ext_ack *extack);
 	void (*detach)(void);
 	void (*fold)(void);
@@ -165,6 +166,8 @@ void ds_reset(void);
 void ds_fold_all(void);
 bool ds_running(void);
 u32 ds_running_parts(void);
+/* The parts this kernel cannot run (struct ds_source's absent). */
+u32 ds_parts_absent(void);
 u32 ds_interval_ms(void);
 u64 ds_epoch(void);
 void ds_set_interval_ms(u32 ms);
@@ -437,6 +440,48 @@ const struct ds_devctr *ds_devctr_at(u32 i);
 int ds_devctr_put(struct sk_buff *skb, const struct ds_devctr *e, bool alert);
 const u32 *ds_devctrs_generation(void);
 
+/* ---- qdisc.c: qdisc drops, qdisc:qdisc_drop ------------------------- */
+
+/*
+ * One (device, qdisc kind, handle, reason) merged across all CPUs. Owned
+ * by qdisc.c; under ds_lock.
+ */
+struct ds_qdisc {
+	u32 ifindex;		/* the device, or 0 */
+	u32 netns;		/* its netns inode */
+	u32 handle;
+	u32 parent;		/* the first seen */
+	u32 reason;		/* enum qdisc_drop_reason */
+	bool masked;		/* the verdict of the rules of rules_gen */
+	u32 rules_gen;
+	int rule;		/* the deciding rule, or -1 */
+	u64 total;		/* drops shown since start or reset */
+	u64 masked_total;	/* drops the rules hid */
+	u64 alerted;		/* total when the last alert round went out */
+	char kind[IFNAMSIZ];
+	char dev[IFNAMSIZ];	/* "" if none */
+};
+
+struct ds_qdisc_stats {
+	u64 events;		/* drops counted, overflow included */
+	u64 keys;		/* entries */
+	u64 overflow;		/* drops that found a CPU's table full */
+	u64 alloc_fails;	/* drops folded while no entry could be made */
+};
+
+extern unsigned int ds_qdiscs_cap;
+extern const struct ds_source ds_qdisc_source;
+
+int ds_qdiscs_init(void);
+void ds_qdiscs_exit(void);
+void ds_qdiscs_stats(struct ds_qdisc_stats *st);
+u32 ds_qdiscs_count(void);
+const struct ds_qdisc *ds_qdisc_at(u32 i);
+int ds_qdisc_put(struct sk_buff *skb, const struct ds_qdisc *e, bool alert);
+const u32 *ds_qdiscs_generation(void);
+/* The name of a qdisc drop reason ("FLOW_LIMIT"), or NULL. */
+const char *ds_qdisc_reason_name(u32 reason);
+
 /* ---- rules.c: mask rules --------------------------------------------- */
 
 /* A mask rule; a field is matched only if its bit is in match. */
@@ -453,6 +498,7 @@ struct ds_rule {
 	u8 counter;		/* enum dropscope_dev_counter */
 	char trap[DS_TRAP_NAME_LEN];
 	char group[DS_TRAP_NAME_LEN];
+	char kind[IFNAMSIZ];	/* qdisc: a qdisc's kind */
 	u64 hits;
 };
 
@@ -467,6 +513,7 @@ struct ds_rule {
 #define DS_M_TRAP	BIT(8)	/* hw: a trap's name */
 #define DS_M_GROUP	BIT(9)	/* hw: a trap group's name */
 #define DS_M_COUNTER	BIT(10)	/* dev: a device counter */
+#define DS_M_KIND	BIT(11)	/* qdisc: a qdisc's kind */
 #define DS_M_PACKET	(DS_M_IFINDEX | DS_M_NETNS | DS_M_L3 | DS_M_L4)
 
 /* The packet fields a rule matches on, as BIT(DS_F_*): DS_M_IFINDEX on. */
@@ -478,6 +525,7 @@ bool ds_rule_matches_drop(const struct ds_rule *r, struct ds_drop *d);
 int ds_rules_judge_smc(u32 code, bool *masked);
 int ds_rules_judge_trap(const struct ds_trap *t, bool *masked);
 int ds_rules_judge_devctr(const struct ds_devctr *e, bool *masked);
+int ds_rules_judge_qdisc(const struct ds_qdisc *e, bool *masked);
 /* The rules in effect, NULL while there is none (rules.c) */
 struct ds_ruleset;
 extern struct ds_ruleset __rcu *ds_rules_live;

@@ -76,14 +76,19 @@ static int __init ds_init(void)
 	err = ds_traps_init();
 	if (err)
 		goto err_capture;
-	err = ds_family_init();
+	err = ds_qdiscs_init();
 	if (err)
 		goto err_traps;
+	err = ds_family_init();
+	if (err)
+		goto err_qdiscs;
 #ifdef DS_PREEMPT_TEST
 	ds_ptest_init();
 #endif
 	return 0;
 
+err_qdiscs:
+	ds_qdiscs_exit();
 err_traps:
 	ds_traps_exit();
 err_capture:
@@ -115,6 +120,7 @@ static void __exit ds_exit(void)
 	ds_capture_exit();
 	ds_stacks_exit();
 	ds_monitor_free();
+	ds_qdiscs_exit();
 	ds_traps_exit();
 	ds_smc_exit();
 	ds_sessions_exit();

@@ -25,6 +25,7 @@ static const struct ds_source *const ds_sources[] = {
 	&ds_smc_source,
 	&ds_hw_source,
 	&ds_dev_source,
+	&ds_qdisc_source,
 };
 
 static const struct ds_sink *const ds_sinks[] = {
@@ -56,6 +57,17 @@ u32 ds_running_parts(void)
 {
 	lockdep_assert_held(&ds_lock);
 	return mon.running ? mon.parts : 0;
+}
+
+u32 ds_parts_absent(void)
+{
+	u32 parts = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ds_sources); i++)
+		if (ds_sources[i]->absent)
+			parts |= ds_sources[i]->part;
+	return parts;
 }
 
 u32 ds_interval_ms(void)
@@ -148,6 +160,17 @@ int ds_start(u32 parts, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "monitoring is already running");
 		return -EALREADY;
 	}
+	/* a part this kernel lacks is left out; alone, it is refused */
+	if (!(parts & ~ds_parts_absent())) {
+		for (i = 0; i < ARRAY_SIZE(ds_sources); i++)
+			if (ds_sources[i]->part & parts)
+				break;
+		/* a message of its own: NL_SET_ERR_MSG() takes literals */
+		if (extack)
+			extack->_msg = ds_sources[i]->absent;
+		return -EOPNOTSUPP;
+	}
+	parts &= ~ds_parts_absent();
 	ds_reset_all(false);
 	for (i = 0; i < ARRAY_SIZE(ds_sources); i++) {
 		if (!(ds_sources[i]->part & parts))

@@ -54,13 +54,15 @@ static const struct nla_policy ds_rule_policy[DROPSCOPE_RULE_A_MAX + 1] = {
 	[DROPSCOPE_RULE_A_L3] = { .type = NLA_U16 },
 	[DROPSCOPE_RULE_A_L4] = { .type = NLA_U8 },
 	[DROPSCOPE_RULE_A_SMC_REASON] = NLA_POLICY_MIN(NLA_U32, 1),
-	[DROPSCOPE_RULE_A_LAYER] = NLA_POLICY_MAX(NLA_U8, DROPSCOPE_LAYER_DEV),
+	[DROPSCOPE_RULE_A_LAYER] = NLA_POLICY_MAX(NLA_U8, DROPSCOPE_LAYER_QDISC),
 	[DROPSCOPE_RULE_A_TRAP] = { .type = NLA_NUL_STRING,
 				    .len = DROPSCOPE_TRAP_NAME_MAX },
 	[DROPSCOPE_RULE_A_TRAP_GROUP] = { .type = NLA_NUL_STRING,
 					  .len = DROPSCOPE_TRAP_NAME_MAX },
 	[DROPSCOPE_RULE_A_DEV_COUNTER] =
 		NLA_POLICY_MAX(NLA_U8, DROPSCOPE_DEV_COUNTERS - 1),
+	[DROPSCOPE_RULE_A_QDISC_KIND] = { .type = NLA_NUL_STRING,
+					  .len = DROPSCOPE_QDISC_KIND_MAX },
 };
 
 static const struct nla_policy ds_mask_policy[DROPSCOPE_A_MAX + 1] = {
@@ -176,6 +178,8 @@ static int ds_fill_config(struct sk_buff *msg, const void *arg)
 			       DROPSCOPE_A_PAD)) ||
 	    nla_put_u32(msg, DROPSCOPE_A_STACKS_CAPACITY, ds_stacks_cap) ||
 	    nla_put_u32(msg, DROPSCOPE_A_TRAPS_CAPACITY, ds_traps_cap) ||
+	    nla_put_u32(msg, DROPSCOPE_A_QDISCS_CAPACITY, ds_qdiscs_cap) ||
+	    nla_put_u32(msg, DROPSCOPE_A_PARTS_ABSENT, ds_parts_absent()) ||
 	    nla_put_u32(msg, DROPSCOPE_A_SESS_EVENTS, ds_sess_events_mask()) ||
 	    nla_put_u8(msg, DROPSCOPE_A_STACKS, ds_stacks_on(&stacks_rule)) ||
 	    (ds_stacks_on(&stacks_rule) && stacks_rule->match &&
@@ -244,6 +248,7 @@ static int ds_cmd_config_set(struct sk_buff *skb, struct genl_info *info)
 static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 {
 	struct ds_stacks_stats sk;
+	struct ds_qdisc_stats qs;
 	struct ds_trap_stats ts;
 	struct ds_sess_stats ss;
 	u64 devctrs, devlost;
@@ -251,6 +256,7 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 	struct nlattr *nest;
 
 	ds_traps_stats(&ts);
+	ds_qdiscs_stats(&qs);
 	ds_devctrs_stats(&devctrs, &devlost);
 	ds_sessions_stats(&ss);
 	ds_stacks_stats(&sk);
@@ -274,7 +280,7 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_FOLDS, st.folds,
 			      DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_ALLOC_FAILS,
-			      st.alloc_fails + ts.alloc_fails,
+			      st.alloc_fails + ts.alloc_fails + qs.alloc_fails,
 			      DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SHOWN, st.shown,
 			      DROPSCOPE_STATS_A_PAD) ||
@@ -323,7 +329,13 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_STACKS_WALKED, sk.walked,
 			      DROPSCOPE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_SESS_EVENTS_LOST,
-			      ss.events_lost, DROPSCOPE_STATS_A_PAD)) {
+			      ss.events_lost, DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_QDISC_EVENTS, qs.events,
+			      DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_QDISCS, qs.keys,
+			      DROPSCOPE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_STATS_A_QDISCS_OVERFLOW,
+			      qs.overflow, DROPSCOPE_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -409,6 +421,18 @@ static int ds_dump_traps(struct sk_buff *skb, struct netlink_callback *cb)
 	return ds_dump_array(skb, cb, DROPSCOPE_CMD_TRAPS_GET,
 			     ds_traps_generation(), ds_traps_count,
 			     ds_put_trap_i);
+}
+
+static int ds_put_qdisc_i(struct sk_buff *skb, u32 i)
+{
+	return ds_qdisc_put(skb, ds_qdisc_at(i), false);
+}
+
+static int ds_dump_qdiscs(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return ds_dump_array(skb, cb, DROPSCOPE_CMD_QDISCS_GET,
+			     ds_qdiscs_generation(), ds_qdiscs_count,
+			     ds_put_qdisc_i);
 }
 
 static int ds_put_devctr_i(struct sk_buff *skb, u32 i)
@@ -542,6 +566,8 @@ static int ds_put_rule(struct sk_buff *skb, const void *arg)
 	     nla_put_string(skb, DROPSCOPE_RULE_A_TRAP_GROUP, r->group)) ||
 	    ((r->match & DS_M_COUNTER) &&
 	     nla_put_u8(skb, DROPSCOPE_RULE_A_DEV_COUNTER, r->counter)) ||
+	    ((r->match & DS_M_KIND) &&
+	     nla_put_string(skb, DROPSCOPE_RULE_A_QDISC_KIND, r->kind)) ||
 	    nla_put_u64_64bit(skb, DROPSCOPE_RULE_A_HITS, r->hits,
 			      DROPSCOPE_RULE_A_PAD)) {
 		if (nest)
@@ -606,7 +632,7 @@ static void ds_rule_fields(struct nlattr **tb, struct ds_rule *r)
 		r->match |= DS_M_SMC;
 		r->smc = nla_get_u32(tb[DROPSCOPE_RULE_A_SMC_REASON]);
 	}
-	/* the layer: given, or that of the trap, group or counter */
+	/* the layer: given, or that of the trap, group, counter or kind */
 	if (tb[DROPSCOPE_RULE_A_TRAP]) {
 		r->match |= DS_M_TRAP;
 		r->layer = DROPSCOPE_LAYER_HW;
@@ -622,6 +648,12 @@ static void ds_rule_fields(struct nlattr **tb, struct ds_rule *r)
 		r->match |= DS_M_COUNTER;
 		r->layer = DROPSCOPE_LAYER_DEV;
 		r->counter = nla_get_u8(tb[DROPSCOPE_RULE_A_DEV_COUNTER]);
+	}
+	if (tb[DROPSCOPE_RULE_A_QDISC_KIND]) {
+		r->match |= DS_M_KIND;
+		r->layer = DROPSCOPE_LAYER_QDISC;
+		nla_strscpy(r->kind, tb[DROPSCOPE_RULE_A_QDISC_KIND],
+			    sizeof(r->kind));
 	}
 	if (tb[DROPSCOPE_RULE_A_LAYER]) {
 		r->match |= DS_M_LAYER;
@@ -965,6 +997,11 @@ const struct genl_ops ds_nl_ops[] = {
 	{
 		.cmd = DROPSCOPE_CMD_DEVCTRS_GET,
 		.dumpit = ds_dump_devctrs,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_QDISCS_GET,
+		.dumpit = ds_dump_qdiscs,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

@@ -79,6 +79,7 @@ static struct {
 	u32 nonly_smc;		/* the ONLY rules on SMC fallbacks */
 	u32 nonly_hw;		/* the ONLY rules on traps */
 	u32 nonly_dev;		/* the ONLY rules on device counters */
+	u32 nonly_qdisc;	/* the ONLY rules on qdisc drops */
 	u32 gen;		/* bumped on every change */
 	u32 next_id;
 } rs;
@@ -212,6 +213,23 @@ int ds_rules_judge_devctr(const struct ds_devctr *e, bool *masked)
 	lockdep_assert_held(&ds_lock);
 	return ds_verdict(rs.rules, rs.nrules, rs.nonly_dev,
 			  ds_devctr_matches, e, masked);
+}
+
+/* A qdisc drop; only rules of the qdisc layer match. */
+static bool ds_qdisc_matches(const struct ds_rule *r, const void *k)
+{
+	const struct ds_qdisc *e = k;
+
+	return r->layer == DROPSCOPE_LAYER_QDISC &&
+	       (!(r->match & DS_M_KIND) || !strcmp(e->kind, r->kind)) &&
+	       ds_port_matches(r, e->ifindex, e->netns);
+}
+
+int ds_rules_judge_qdisc(const struct ds_qdisc *e, bool *masked)
+{
+	lockdep_assert_held(&ds_lock);
+	return ds_verdict(rs.rules, rs.nrules, rs.nonly_qdisc,
+			  ds_qdisc_matches, e, masked);
 }
 
 /*
@@ -388,6 +406,7 @@ static void ds_rules_changed(struct ds_ruleset *set)
 	rs.nonly_smc = 0;
 	rs.nonly_hw = 0;
 	rs.nonly_dev = 0;
+	rs.nonly_qdisc = 0;
 	for (i = 0; i < rs.nrules; i++) {
 		if (rs.rules[i].mode != DROPSCOPE_RULE_ONLY)
 			continue;
@@ -397,6 +416,8 @@ static void ds_rules_changed(struct ds_ruleset *set)
 			rs.nonly_hw++;
 		else if (rs.rules[i].layer == DROPSCOPE_LAYER_DEV)
 			rs.nonly_dev++;
+		else if (rs.rules[i].layer == DROPSCOPE_LAYER_QDISC)
+			rs.nonly_qdisc++;
 		else
 			rs.nonly++;
 	}
@@ -466,23 +487,28 @@ static int ds_rule_check(const struct ds_rule *r, struct genl_info *info)
 			       "smc: a rule on an SMC fallback reason takes no other field");
 		return -EINVAL;
 	}
-	if ((r->match & (DS_M_TRAP | DS_M_GROUP)) &&
-	    (r->match & DS_M_COUNTER)) {
+	if (!!(r->match & (DS_M_TRAP | DS_M_GROUP)) +
+	    !!(r->match & DS_M_COUNTER) + !!(r->match & DS_M_KIND) > 1) {
 		NL_SET_ERR_MSG(info->extack,
-			       "trap, group and counter: a rule is on traps (hw) or on device counters (dev), not both");
+			       "trap, group, counter and kind: a rule is on traps (hw), device counters (dev) or qdisc drops (qdisc), one of them");
 		return -EINVAL;
 	}
 	if (r->layer != DROPSCOPE_LAYER_KERNEL &&
 	    (r->match & (DS_M_LOC | DS_M_REASON | DS_M_L3 | DS_M_L4))) {
 		NL_SET_ERR_MSG(info->extack,
-			       "layer: a rule on traps or device counters takes no site, reason, l3 or l4");
+			       "layer: a rule on traps, device counters or qdisc drops takes no site, reason, l3 or l4");
 		return -EINVAL;
 	}
 	if (((r->match & (DS_M_TRAP | DS_M_GROUP)) &&
 	     r->layer != DROPSCOPE_LAYER_HW) ||
-	    ((r->match & DS_M_COUNTER) && r->layer != DROPSCOPE_LAYER_DEV)) {
+	    ((r->match & DS_M_COUNTER) && r->layer != DROPSCOPE_LAYER_DEV) ||
+	    ((r->match & DS_M_KIND) && r->layer != DROPSCOPE_LAYER_QDISC)) {
 		NL_SET_ERR_MSG(info->extack,
-			       "layer: trap and group are of the hw layer, counter of the dev layer");
+			       "layer: trap and group are of the hw layer, counter of the dev layer, kind of the qdisc layer");
+		return -EINVAL;
+	}
+	if ((r->match & DS_M_KIND) && !r->kind[0]) {
+		NL_SET_ERR_MSG(info->extack, "kind: give a qdisc's kind");
 		return -EINVAL;
 	}
 	if ((r->match & DS_M_LOC) &&
@@ -529,9 +555,10 @@ static int ds_rule_check(const struct ds_rule *r, struct genl_info *info)
  */
 int ds_rule_validate(const struct ds_rule *r, struct genl_info *info)
 {
-	if (r->match & (DS_M_LAYER | DS_M_TRAP | DS_M_GROUP | DS_M_COUNTER)) {
+	if (r->match & (DS_M_LAYER | DS_M_TRAP | DS_M_GROUP | DS_M_COUNTER |
+			DS_M_KIND)) {
 		NL_SET_ERR_MSG(info->extack,
-			       "layer, trap, group and counter: captures and stacks take kernel drops only");
+			       "layer, trap, group, counter and kind: captures and stacks take kernel drops only");
 		return -EINVAL;
 	}
 	return ds_rule_check(r, info);

@@ -40,12 +40,25 @@ static const struct {
 	{ "smc", DROPSCOPE_PART_SMC },
 	{ "hw", DROPSCOPE_PART_HW },
 	{ "dev", DROPSCOPE_PART_DEV },
+	{ "qdisc", DROPSCOPE_PART_QDISC },
 };
 
-/* start [drops] [tcp] [smc] [hw] [dev]: the parts named, or all of them. */
+/* Why this kernel cannot run a part, by its bit. */
+static const char *ds_part_absent(uint32_t bit)
+{
+	return bit == DROPSCOPE_PART_QDISC ?
+	       "this kernel has no qdisc:qdisc_drop tracepoint (Linux 7.0 and later have it): the qdisc layer is absent" :
+	       "this kernel cannot run it";
+}
+
+/*
+ * start [drops] [tcp] [smc] [hw] [dev] [qdisc]: the parts named, or all of
+ * them; a part this kernel lacks is left out, and said so.
+ */
 static int cmd_start(struct ds_ctx *ctx, const struct ds_cmd *self,
 		     int argc, char **argv)
 {
+	struct ds_config c = { 0 };
 	uint32_t parts = 0;
 	size_t i;
 	int a, err;
@@ -55,7 +68,7 @@ static int cmd_start(struct ds_ctx *ctx, const struct ds_cmd *self,
 			if (!strcmp(argv[a], ds_parts[i].name))
 				break;
 		if (i == DS_N(ds_parts))
-			return ds_usage(self, "parts are drops, tcp, smc, hw and dev");
+			return ds_usage(self, "parts are drops, tcp, smc, hw, dev and qdisc");
 		parts |= ds_parts[i].bit;
 	}
 	/* no part named: no attribute, the module starts them all */
@@ -63,6 +76,13 @@ static int cmd_start(struct ds_ctx *ctx, const struct ds_cmd *self,
 			  parts ? DROPSCOPE_A_PARTS : 0, parts);
 	if (err)
 		return err;
+	if (!ds_config_fetch(ctx->nl, &c))
+		for (i = 0; i < DS_N(ds_parts); i++)
+			if (c.parts_absent & ds_parts[i].bit &
+			    (parts ? parts : UINT32_MAX))
+				fprintf(stderr, "start: %s: %s\n",
+					ds_parts[i].name,
+					ds_part_absent(ds_parts[i].bit));
 	if (!ctx->json && ctx->interactive)
 		printf("start: done\n");
 	return DS_OK;
@@ -223,7 +243,7 @@ static int cmd_show_sites(struct ds_ctx *ctx, const struct ds_cmd *self,
 				if (!strcmp(argv[a], ds_layer_name(l)))
 					break;
 			if (l == DS_LAYERS)
-				return ds_usage(self, "layer is kernel, hw or dev");
+				return ds_usage(self, "layer is kernel, hw, dev or qdisc");
 			layers |= 1U << l;
 		} else if (!strcmp(argv[a], "lines")) {
 			want_lines = true;
@@ -353,6 +373,9 @@ static const struct {
 	{ DROPSCOPE_STATS_A_TRAP_EVENTS, "trap_events", "packets devices trapped (hw)" },
 	{ DROPSCOPE_STATS_A_TRAPS, "traps", "distinct traps by device and port" },
 	{ DROPSCOPE_STATS_A_TRAPS_OVERFLOW, "traps_overflow", "trapped packets in no trap (table full)" },
+	{ DROPSCOPE_STATS_A_QDISC_EVENTS, "qdisc_events", "packets qdiscs dropped with a reason (qdisc)" },
+	{ DROPSCOPE_STATS_A_QDISCS, "qdiscs", "distinct qdiscs and reasons" },
+	{ DROPSCOPE_STATS_A_QDISCS_OVERFLOW, "qdiscs_overflow", "qdisc drops in no key (table full)" },
 	{ DROPSCOPE_STATS_A_DEVCTRS, "devctrs", "device counters that moved (dev)" },
 	{ DROPSCOPE_STATS_A_DEVCTRS_LOST, "devctrs_lost", "device readings not kept (no memory)" },
 	{ DROPSCOPE_STATS_A_STACKS_WALKED, "stacks_walked", "drop stacks the unwinder walked (the rest replayed a walk)" },
@@ -452,7 +475,7 @@ static int cmd_quit(struct ds_ctx *ctx, const struct ds_cmd *self,
 }
 
 const struct ds_cmd ds_cmds[] = {
-	{ "start", cmd_start, "[drops] [tcp] [smc] [hw] [dev]",
+	{ "start", cmd_start, "[drops] [tcp] [smc] [hw] [dev] [qdisc]",
 	  "start monitoring drops, TCP sessions, SMC, or all (totals start from zero)",
 	  0 },
 	{ "stop", cmd_simple, "", "stop monitoring; totals stay readable",
@@ -468,7 +491,7 @@ const struct ds_cmd ds_cmds[] = {
 	{ "set ratelimit", cmd_set_count, "N",
 	  "at most N alert messages per second (0: no cap)",
 	  DROPSCOPE_A_RATELIMIT },
-	{ "show sites", cmd_show_sites, "[all] [layer kernel|hw|dev]... [top N] [lines]",
+	{ "show sites", cmd_show_sites, "[all] [layer kernel|hw|dev|qdisc]... [top N] [lines]",
 	  "drop sites by count; all: masked sites too; lines: their source lines", 0 },
 	{ "show reasons", cmd_show_reasons, "[all]",
 	  "drops by reason; all: every reason this kernel knows", 0 },

@@ -106,10 +106,11 @@ static void ds_export_read(struct ds_exporter *x)
 	ds_metrics_epoch(m, st.v[DROPSCOPE_STATS_A_EPOCH]);
 	ds_metrics_stats(m, st.v);
 	ds_metrics_sites(m, &sites);
-	/* the traps and device counters, from a module that has them */
+	/* the traps, device counters and qdisc drops */
 	sites.n = 0;
 	if (!ds_sites_fetch_layers(ctx->nl, &sites,
-				   1U << DS_LAYER_HW | 1U << DS_LAYER_DEV))
+				   1U << DS_LAYER_HW | 1U << DS_LAYER_DEV |
+				   1U << DS_LAYER_QDISC))
 		ds_metrics_layers(m, &sites);
 	free(sites.v);
 	/* SMC's counters, when it is hooked */

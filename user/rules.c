@@ -136,6 +136,8 @@ static void ds_rule_print(struct ds_print *p, struct ds_ctx *ctx,
 	if (r->has & 1U << DS_RF_COUNTER)
 		ds_print_str(p, DS_ANY, "counter", "counter %s",
 			     ds_dev_counter_name(r->counter));
+	if (r->has & 1U << DS_RF_KIND)
+		ds_print_str(p, DS_ANY, "kind", "kind %s", r->kind);
 	for (j = 0; j < DS_N(ds_list_fields); j++) {
 		enum ds_rule_field f = ds_list_fields[j].field;
 

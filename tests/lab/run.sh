@@ -43,7 +43,8 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	stacks_unload
 	export_prometheus export_textfile export_reload export_bad completion
 	fuzz_netlink cycles unload_dump
-	four_clis privileges preempt_probes hw_traps dev_counters dev_gone layer_masks layer_export hw_unload)
+	four_clis privileges preempt_probes hw_traps dev_counters dev_gone layer_masks layer_export hw_unload
+	qdisc_fq qdisc_generic qdisc_masks qdisc_export qdisc_absent)
 
 usage() {
 	echo "usage: tests/lab/run.sh [-l] [-t NAME]...   (-l lists the tests)"
@@ -78,6 +79,9 @@ KC="py tests/lab/kcount.py"
 T=/sys/kernel/tracing
 UDP_CLOSED=7
 TCP_CLOSED=8
+# the parts start runs: qdisc where the kernel has qdisc:qdisc_drop
+PARTS_ALL="drops tcp smc hw dev"
+[ ! -d $T/events/qdisc/qdisc_drop ] || PARTS_ALL+=" qdisc"
 NF_PORT=9
 
 # What the tests other than the shell's wait for in the CLI's text: `watch`
@@ -715,13 +719,15 @@ tmux_gone() { ! tmux -L "$1" has-session 2>/dev/null || tmux -L "$1" kill-server
 
 # The other test files; one that does not parse stops the run, as does a
 # listed test that none of them defines.
-for f in masks fuzz sessions cycles preempt; do
+for f in masks fuzz sessions cycles preempt hw qdisc; do
 	bash -n "tests/lab/$f.sh" || { echo "Bail out! tests/lab/$f.sh does not parse"; exit 1; }
 done
 # shellcheck source=tests/lab/masks.sh
 . tests/lab/masks.sh
 # shellcheck source=tests/lab/hw.sh
 . tests/lab/hw.sh
+# shellcheck source=tests/lab/qdisc.sh
+. tests/lab/qdisc.sh
 # shellcheck source=tests/lab/fuzz.sh
 . tests/lab/fuzz.sh
 # shellcheck source=tests/lab/sessions.sh

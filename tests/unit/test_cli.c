@@ -198,7 +198,7 @@ static void test_complete(void **state)
 	assert_string_equal(out, "interval threshold top ratelimit");
 	/* arguments, from the usage strings of the command table */
 	complete(start, 1, "", out, sizeof(out));
-	assert_string_equal(out, "drops tcp smc hw dev");
+	assert_string_equal(out, "drops tcp smc hw dev qdisc");
 	complete(NULL, 0, "t", out, sizeof(out));
 	assert_string_equal(out, "top");
 	complete(sort, 3, "r", out, sizeof(out));
@@ -208,7 +208,7 @@ static void test_complete(void **state)
 	complete(l4, 3, "u", out, sizeof(out));
 	assert_string_equal(out, "udp udplite");
 	complete(mask, 4, "", out, sizeof(out));
-	assert_string_equal(out, "site reason dev l3 l4 netns smc layer trap group counter");
+	assert_string_equal(out, "site reason dev l3 l4 netns smc layer trap group counter kind");
 	complete(cap, 3, "ipv", out, sizeof(out));
 	assert_string_equal(out, "ipv4 ipv6");
 	complete(exp, 1, "--t", out, sizeof(out));
@@ -507,10 +507,10 @@ static void test_sites_plain(void **state)
 	assert_renders(true, print_sites, &t, "[]\n");
 }
 
-/* show sites of the three layers: a LAYER column, and each layer's keys. */
+/* show sites of the four layers: a LAYER column, and each layer's keys. */
 static void test_sites_layers(void **state)
 {
-	struct test_sites t = { .n = 3, .top = 3 };
+	struct test_sites t = { .n = 4, .top = 4 };
 
 	(void)state;
 	t.v[0] = test_site;
@@ -529,13 +529,20 @@ static void test_sites_layers(void **state)
 		.counter = DROPSCOPE_DEV_TX_DROPPED, .dev = "veth0",
 		.symbol = "veth0 tx_dropped", .reason_name = "tx_dropped",
 	};
+	t.v[3] = (struct ds_site){
+		.layer = DS_LAYER_QDISC, .total = 2, .ifindex = 9, .netns = 1,
+		.dev = "veth0", .kind = "fq", .handle = 0x80000000,
+		.parent = 0xffffffff, .reason = 0x70008,
+		.symbol = "fq 8000: veth0", .reason_name = "FLOW_LIMIT",
+	};
 	/* wider than 80 with the optional columns: each column as wide as
 	 * its widest cell */
 	assert_renders(false, print_sites, &t,
 		 "COUNT  LAYER   REASON      DEV    SITE\n"
 		 "  500  kernel  NO_SOCKET   -      __udp4_lib_rcv+0x545/0xdd0\n"
 		 "   40  hw      exception   eth0   ttl_value_is_too_small [l3_exceptions] netdevsim/netdevsim1\n"
-		 "    3  dev     tx_dropped  veth0  veth0 tx_dropped\n");
+		 "    3  dev     tx_dropped  veth0  veth0 tx_dropped\n"
+		 "    2  qdisc   FLOW_LIMIT  veth0  fq 8000: veth0\n");
 	assert_renders(true, print_sites, &t,
 		"[{\"layer\":\"kernel\",\"symbol\":\"__udp4_lib_rcv+0x545/0xdd0\",\"location\":\"0xffffffff81a2b3c4\","
 		"\"reason\":\"NO_SOCKET\",\"reason_id\":2,\"count\":500,\"masked\":0},"
@@ -543,6 +550,9 @@ static void test_sites_layers(void **state)
 		"\"group\":\"l3_exceptions\",\"type\":\"exception\",\"count\":40,\"masked\":0,"
 		"\"dev\":\"eth0\",\"ifindex\":7,\"netns\":1},"
 		"{\"layer\":\"dev\",\"counter\":\"tx_dropped\",\"count\":3,\"masked\":0,"
+		"\"dev\":\"veth0\",\"ifindex\":9,\"netns\":1},"
+		"{\"layer\":\"qdisc\",\"reason\":\"FLOW_LIMIT\",\"kind\":\"fq\",\"handle\":\"8000:\","
+		"\"reason_id\":458760,\"count\":2,\"masked\":0,"
 		"\"dev\":\"veth0\",\"ifindex\":9,\"netns\":1}]\n");
 }
 

@@ -127,12 +127,13 @@ int ds_nl_recv_alerts(struct ds_nl *nl, ds_msg_fn fn, void *arg);
 const char *ds_nl_error(struct ds_nl *nl);
 int ds_nl_status(int err);
 
-/* Where a drop was seen: the kernel's kfree_skb, a device's trap, or a
- * device's own counters. */
+/* Where a drop was seen: the kernel's kfree_skb, a device's trap, a
+ * device's own counters, or a qdisc. */
 enum ds_layer {
 	DS_LAYER_KERNEL,
 	DS_LAYER_HW,
 	DS_LAYER_DEV,
+	DS_LAYER_QDISC,
 	DS_LAYERS
 };
 
@@ -142,7 +143,9 @@ const char *ds_trap_type_name(unsigned int type);
 
 /*
  * One site as the kernel reports it: a kernel site (location, reason), a
- * trap (DROPSCOPE_A_TRAP) or a device counter (DROPSCOPE_A_DEVCTR).
+ * trap (DROPSCOPE_A_TRAP), a device counter (DROPSCOPE_A_DEVCTR) or a
+ * qdisc's drops of one reason (DROPSCOPE_A_QDISC: its reason in reason
+ * and reason_name).
  */
 struct ds_site {
 	uint8_t layer;		/* enum ds_layer */
@@ -168,9 +171,15 @@ struct ds_site {
 	/* hw and dev: the device the packet came in on, or counted it */
 	char dev[16];
 	uint8_t counter;	/* dev: enum dropscope_dev_counter */
+	/* qdisc: its kind, handle and parent's handle */
+	char kind[16];
+	uint32_t handle, parent;
 };
 
 int ds_site_parse(struct nlattr *nest, struct ds_site *site);
+int ds_qdisc_parse(struct nlattr *nest, struct ds_site *site);
+/* A qdisc handle as tc prints it: "8000:", "1:2". */
+void ds_qdisc_handle(uint32_t handle, char *buf, size_t len);
 int ds_trap_parse(struct nlattr *nest, struct ds_site *site);
 int ds_devctr_parse(struct nlattr *nest, struct ds_site *site);
 
@@ -309,6 +318,7 @@ int ds_send_u32(struct ds_ctx *ctx, uint8_t cmd, int attr, uint32_t v);
 /* The module's configuration (CONFIG_GET). */
 struct ds_config {
 	uint32_t parts, sessions, closed;
+	uint32_t parts_absent;	/* parts this kernel cannot run */
 	bool running;
 	uint32_t interval_ms;
 	uint32_t capacity;
@@ -350,7 +360,7 @@ int ds_stats_fetch(struct ds_nl *nl, struct ds_stats_read *st);
 enum ds_rule_field {
 	DS_RF_SITE, DS_RF_REASON, DS_RF_DEV, DS_RF_L3, DS_RF_L4, DS_RF_NETNS,
 	DS_RF_SMC, DS_RF_LAYER, DS_RF_TRAP, DS_RF_GROUP, DS_RF_COUNTER,
-	DS_RF_COUNT
+	DS_RF_KIND, DS_RF_COUNT
 };
 
 /* The fields' words, by enum ds_rule_field; NULL-terminated. */
@@ -367,6 +377,7 @@ struct ds_rule {
 	uint8_t layer;		/* enum dropscope_layer */
 	uint8_t counter;	/* enum dropscope_dev_counter */
 	char trap[40], group[40];
+	char kind[16];		/* a qdisc's kind */
 	uint64_t hits;		/* read: drops the rule decided */
 };
 
@@ -855,6 +866,8 @@ enum ds_metric_family {
 	DS_MF_TRAPS_MASKED,
 	DS_MF_DEV_DROPS,
 	DS_MF_DEV_DROPS_MASKED,
+	DS_MF_QDISC_DROPS,
+	DS_MF_QDISC_DROPS_MASKED,
 	DS_MF_COUNT
 };
 
@@ -891,7 +904,7 @@ void ds_metric_add(struct ds_metrics *m, int family, uint64_t n);
 void ds_metrics_epoch(struct ds_metrics *m, uint64_t epoch);
 void ds_metrics_stats(struct ds_metrics *m, const uint64_t *v);
 void ds_metrics_sites(struct ds_metrics *m, const struct ds_sites *s);
-/* The traps (hw) and device counters (dev) of s as metrics. */
+/* The traps (hw), device counters (dev) and qdisc drops of s as metrics. */
 void ds_metrics_layers(struct ds_metrics *m, const struct ds_sites *s);
 void ds_metrics_smc(struct ds_metrics *m, const struct ds_smc_own *o);
 /* smc.ko's own: link groups, their connections, buffer memory */

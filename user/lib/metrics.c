@@ -82,6 +82,10 @@ static const struct ds_family ds_families[DS_MF_COUNT] = {
 		"Bytes of send buffers and RMBs (DMBs) held in smc.ko's link groups, in use or kept for reuse (6.12 and later)" },
 	[DS_MF_TRAPS] = { "dropscope_trap_packets_total", "counter",
 		"Packets a device trapped as dropped (drop and exception traps), by devlink device, trap and input port, masked ones included" },
+	[DS_MF_QDISC_DROPS] = { "dropscope_qdisc_drops_total", "counter",
+		"Packets a qdisc dropped with a qdisc drop reason (qdisc:qdisc_drop), by device, qdisc kind, handle and reason, masked ones included" },
+	[DS_MF_QDISC_DROPS_MASKED] = { "dropscope_qdisc_drops_masked_total", "counter",
+		"Packets of dropscope_qdisc_drops_total that the mask rules masked" },
 	[DS_MF_TRAPS_MASKED] = { "dropscope_trap_packets_masked_total", "counter",
 		"Packets of dropscope_trap_packets_total that the mask rules masked" },
 	[DS_MF_DEV_DROPS] = { "dropscope_device_drops_total", "counter",
@@ -281,6 +285,15 @@ void ds_metrics_layers(struct ds_metrics *m, const struct ds_sites *s)
 				 ds_dev_counter_name(e->counter), d);
 			total = DS_MF_DEV_DROPS;
 			masked = DS_MF_DEV_DROPS_MASKED;
+		} else if (e->layer == DS_LAYER_QDISC) {
+			ds_qdisc_handle(e->handle, b, sizeof(b));
+			ds_label_esc(a, sizeof(a), e->kind);
+			ds_label_esc(c, sizeof(c), e->reason_name);
+			snprintf(labels, sizeof(labels),
+				 "dev=\"%s\",handle=\"%s\",kind=\"%s\",reason=\"%s\"",
+				 d, b, a, c);
+			total = DS_MF_QDISC_DROPS;
+			masked = DS_MF_QDISC_DROPS_MASKED;
 		} else {
 			continue;
 		}

@@ -60,6 +60,8 @@ int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 		c->rules = nla_get_u32(tb[DROPSCOPE_A_RULES]);
 	if (tb[DROPSCOPE_A_PARTS])
 		c->parts = nla_get_u32(tb[DROPSCOPE_A_PARTS]);
+	if (tb[DROPSCOPE_A_PARTS_ABSENT])
+		c->parts_absent = nla_get_u32(tb[DROPSCOPE_A_PARTS_ABSENT]);
 	if (tb[DROPSCOPE_A_SESSIONS_CAPACITY])
 		c->sessions = nla_get_u32(tb[DROPSCOPE_A_SESSIONS_CAPACITY]);
 	if (tb[DROPSCOPE_A_CLOSED_CAPACITY])
@@ -160,6 +162,8 @@ int ds_sites_fetch_layers(struct ds_nl *nl, struct ds_sites *s,
 				  DROPSCOPE_A_TRAP, ds_trap_parse },
 		[DS_LAYER_DEV] = { DROPSCOPE_CMD_DEVCTRS_GET,
 				   DROPSCOPE_A_DEVCTR, ds_devctr_parse },
+		[DS_LAYER_QDISC] = { DROPSCOPE_CMD_QDISCS_GET,
+				     DROPSCOPE_A_QDISC, ds_qdisc_parse },
 	};
 	struct ds_layer_dump d = { .s = s };
 	unsigned int l;
@@ -421,6 +425,71 @@ int ds_devctr_parse(struct nlattr *nest, struct ds_site *s)
 		 ds_dev_counter_name(s->counter));
 	snprintf(s->reason_name, sizeof(s->reason_name), "%s",
 		 ds_dev_counter_name(s->counter));
+	return 0;
+}
+
+static const struct nla_policy ds_qdisc_policy[DROPSCOPE_QDISC_A_MAX + 1] = {
+	[DROPSCOPE_QDISC_A_IFINDEX] = { .type = NLA_U32 },
+	[DROPSCOPE_QDISC_A_NETNS] = { .type = NLA_U32 },
+	[DROPSCOPE_QDISC_A_DEV] = { .type = NLA_STRING },
+	[DROPSCOPE_QDISC_A_KIND] = { .type = NLA_STRING },
+	[DROPSCOPE_QDISC_A_HANDLE] = { .type = NLA_U32 },
+	[DROPSCOPE_QDISC_A_PARENT] = { .type = NLA_U32 },
+	[DROPSCOPE_QDISC_A_REASON] = { .type = NLA_U32 },
+	[DROPSCOPE_QDISC_A_REASON_NAME] = { .type = NLA_STRING },
+	[DROPSCOPE_QDISC_A_TOTAL] = { .type = NLA_U64 },
+	[DROPSCOPE_QDISC_A_DELTA] = { .type = NLA_U64 },
+	[DROPSCOPE_QDISC_A_MASKED] = { .type = NLA_U64 },
+};
+
+void ds_qdisc_handle(uint32_t handle, char *buf, size_t len)
+{
+	if (handle & 0xffff)
+		snprintf(buf, len, "%x:%x", handle >> 16, handle & 0xffff);
+	else
+		snprintf(buf, len, "%x:", handle >> 16);
+}
+
+int ds_qdisc_parse(struct nlattr *nest, struct ds_site *s)
+{
+	struct nlattr *tb[DROPSCOPE_QDISC_A_MAX + 1];
+	char h[16];
+
+	memset(s, 0, sizeof(*s));
+	if (ds_nla_parse_nested(tb, DROPSCOPE_QDISC_A_MAX, nest,
+				ds_qdisc_policy) < 0 ||
+	    !tb[DROPSCOPE_QDISC_A_KIND] || !tb[DROPSCOPE_QDISC_A_HANDLE] ||
+	    !tb[DROPSCOPE_QDISC_A_REASON] || !tb[DROPSCOPE_QDISC_A_TOTAL])
+		return -EINVAL;
+	s->layer = DS_LAYER_QDISC;
+	s->total = nla_get_u64(tb[DROPSCOPE_QDISC_A_TOTAL]);
+	if (tb[DROPSCOPE_QDISC_A_DELTA]) {
+		s->delta = nla_get_u64(tb[DROPSCOPE_QDISC_A_DELTA]);
+		s->has_delta = true;
+	}
+	if (tb[DROPSCOPE_QDISC_A_MASKED])
+		s->masked = nla_get_u64(tb[DROPSCOPE_QDISC_A_MASKED]);
+	if (tb[DROPSCOPE_QDISC_A_IFINDEX])
+		s->ifindex = nla_get_u32(tb[DROPSCOPE_QDISC_A_IFINDEX]);
+	if (tb[DROPSCOPE_QDISC_A_NETNS])
+		s->netns = nla_get_u32(tb[DROPSCOPE_QDISC_A_NETNS]);
+	if (tb[DROPSCOPE_QDISC_A_DEV])
+		nla_strlcpy(s->dev, tb[DROPSCOPE_QDISC_A_DEV], sizeof(s->dev));
+	nla_strlcpy(s->kind, tb[DROPSCOPE_QDISC_A_KIND], sizeof(s->kind));
+	s->handle = nla_get_u32(tb[DROPSCOPE_QDISC_A_HANDLE]);
+	if (tb[DROPSCOPE_QDISC_A_PARENT])
+		s->parent = nla_get_u32(tb[DROPSCOPE_QDISC_A_PARENT]);
+	s->reason = nla_get_u32(tb[DROPSCOPE_QDISC_A_REASON]);
+	if (tb[DROPSCOPE_QDISC_A_REASON_NAME])
+		nla_strlcpy(s->reason_name, tb[DROPSCOPE_QDISC_A_REASON_NAME],
+			    sizeof(s->reason_name));
+	else
+		snprintf(s->reason_name, sizeof(s->reason_name), "0x%x",
+			 s->reason);
+	/* the site as text: the qdisc as tc names it, on its device */
+	ds_qdisc_handle(s->handle, h, sizeof(h));
+	snprintf(s->symbol, sizeof(s->symbol), "%s %s %s", s->kind, h,
+		 s->dev[0] ? s->dev : "-");
 	return 0;
 }
 
@@ -709,7 +778,8 @@ int ds_alert_read(struct nlattr **tb, struct nlattr *attrs, int len,
 		nev += nla_type(at) == DROPSCOPE_A_SESS_EVENT;
 		n += nla_type(at) == DROPSCOPE_A_SITE ||
 		     nla_type(at) == DROPSCOPE_A_TRAP ||
-		     nla_type(at) == DROPSCOPE_A_DEVCTR;
+		     nla_type(at) == DROPSCOPE_A_DEVCTR ||
+		     nla_type(at) == DROPSCOPE_A_QDISC;
 		nsmc += nla_type(at) == DROPSCOPE_A_SMC_FALLBACK ||
 			nla_type(at) == DROPSCOPE_A_SMC_OWNER;
 		nsess += nla_type(at) == DROPSCOPE_A_SESSION;
@@ -732,6 +802,9 @@ int ds_alert_read(struct nlattr **tb, struct nlattr *attrs, int len,
 			err = ds_trap_parse(at, &a->sites[a->n++]) ? -EINVAL : 0;
 		else if (nla_type(at) == DROPSCOPE_A_DEVCTR)
 			err = ds_devctr_parse(at, &a->sites[a->n++]) ?
+			      -EINVAL : 0;
+		else if (nla_type(at) == DROPSCOPE_A_QDISC)
+			err = ds_qdisc_parse(at, &a->sites[a->n++]) ?
 			      -EINVAL : 0;
 		else if (nla_type(at) == DROPSCOPE_A_SESSION)
 			err = ds_session_parse(at, &a->sessions[a->nsess++]) ?

@@ -223,9 +223,11 @@ static const char *const ds_layers[DS_LAYERS] = {
 	[DS_LAYER_KERNEL] = "kernel",
 	[DS_LAYER_HW] = "hw",
 	[DS_LAYER_DEV] = "dev",
+	[DS_LAYER_QDISC] = "qdisc",
 };
 
-/* Where a drop was seen: kernel, hw (a device's trap), dev (its counters). */
+/* Where a drop was seen: kernel, hw (a device's trap), dev (its counters),
+ * qdisc. */
 const char *ds_layer_name(unsigned int layer)
 {
 	return layer < DS_LAYERS ? ds_layers[layer] : "unknown";

@@ -24,7 +24,7 @@ const char *const ds_rule_fields[] = {
 	[DS_RF_L3] = "l3", [DS_RF_L4] = "l4", [DS_RF_NETNS] = "netns",
 	[DS_RF_SMC] = "smc", [DS_RF_LAYER] = "layer", [DS_RF_TRAP] = "trap",
 	[DS_RF_GROUP] = "group", [DS_RF_COUNTER] = "counter",
-	[DS_RF_COUNT] = NULL,
+	[DS_RF_KIND] = "kind", [DS_RF_COUNT] = NULL,
 };
 
 static int ds_bad(const char *what, const char *value, const char *why)
@@ -69,7 +69,7 @@ static int ds_rule_reason(struct ds_ctx *ctx, const char *val,
 	return 0;
 }
 
-/* The layer of a rule: given, or that of its trap, group or counter. */
+/* The layer of a rule: given, or that of its trap, group, counter or kind. */
 static unsigned int ds_rule_layer(const struct ds_rule *r)
 {
 	if (r->has & 1U << DS_RF_LAYER)
@@ -78,6 +78,8 @@ static unsigned int ds_rule_layer(const struct ds_rule *r)
 		return DS_LAYER_HW;
 	if (r->has & 1U << DS_RF_COUNTER)
 		return DS_LAYER_DEV;
+	if (r->has & 1U << DS_RF_KIND)
+		return DS_LAYER_QDISC;
 	return DS_LAYER_KERNEL;
 }
 
@@ -94,7 +96,7 @@ int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
 	r->mode = DROPSCOPE_RULE_MASK;
 	if (!argc || argc % 2)
 		return ds_bad("rule", argc ? argv[argc - 1] : "",
-			      "give FIELD VALUE pairs: site, reason, dev, l3, l4, netns, smc, layer, trap, group, counter");
+			      "give FIELD VALUE pairs: site, reason, dev, l3, l4, netns, smc, layer, trap, group, counter, kind");
 	for (i = 0; i < argc; i += 2) {
 		const char *f = argv[i], *val = argv[i + 1];
 
@@ -102,7 +104,7 @@ int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
 		     bit++)
 			;
 		if (!ds_rule_fields[bit])
-			return ds_bad("field", f, "not one of site, reason, dev, l3, l4, netns, smc, layer, trap, group, counter");
+			return ds_bad("field", f, "not one of site, reason, dev, l3, l4, netns, smc, layer, trap, group, counter, kind");
 		if (r->has & (1U << bit))
 			return ds_bad("field", f, "given twice");
 		r->has |= 1U << bit;
@@ -139,7 +141,7 @@ int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
 			     v++)
 				;
 			if (v == DS_LAYERS)
-				return ds_bad("layer", val, "not kernel, hw or dev");
+				return ds_bad("layer", val, "not kernel, hw, dev or qdisc");
 			r->layer = (uint8_t)v;
 			break;
 		case DS_RF_TRAP:
@@ -155,6 +157,11 @@ int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
 			if (v == DROPSCOPE_DEV_COUNTERS)
 				return ds_bad("counter", val, "not a drop counter of a device (rx_dropped, tx_dropped, rx_missed_errors, ...)");
 			r->counter = (uint8_t)v;
+			break;
+		case DS_RF_KIND:
+			if (!*val || strlen(val) >= sizeof(r->kind))
+				return ds_bad("kind", val, "not a qdisc's kind (fq, sfq, red...: tc qdisc show)");
+			strcpy(r->kind, val);
 			break;
 		case DS_RF_SMC:
 			errno = 0;
@@ -172,17 +179,19 @@ int ds_rule_parse(struct ds_ctx *ctx, int argc, char **argv,
 	}
 	if ((r->has & 1U << DS_RF_SMC) && r->has != 1U << DS_RF_SMC)
 		return ds_bad("rule", "smc", "a rule on an SMC fallback reason takes no other field");
-	if ((r->has & (1U << DS_RF_TRAP | 1U << DS_RF_GROUP)) &&
-	    (r->has & 1U << DS_RF_COUNTER))
-		return ds_bad("rule", "counter", "a rule is on traps (trap, group) or on device counters (counter), not both");
+	if (!!(r->has & (1U << DS_RF_TRAP | 1U << DS_RF_GROUP)) +
+	    !!(r->has & 1U << DS_RF_COUNTER) + !!(r->has & 1U << DS_RF_KIND) > 1)
+		return ds_bad("rule", r->has & 1U << DS_RF_KIND ? "kind" : "counter",
+			      "a rule is on traps (trap, group), device counters (counter) or qdisc drops (kind), one of them");
 	if (((r->has & (1U << DS_RF_TRAP | 1U << DS_RF_GROUP)) &&
 	     ds_rule_layer(r) != DS_LAYER_HW) ||
-	    ((r->has & 1U << DS_RF_COUNTER) && ds_rule_layer(r) != DS_LAYER_DEV))
-		return ds_bad("layer", ds_layer_name(r->layer), "trap and group are of layer hw, counter of layer dev");
+	    ((r->has & 1U << DS_RF_COUNTER) && ds_rule_layer(r) != DS_LAYER_DEV) ||
+	    ((r->has & 1U << DS_RF_KIND) && ds_rule_layer(r) != DS_LAYER_QDISC))
+		return ds_bad("layer", ds_layer_name(r->layer), "trap and group are of layer hw, counter of layer dev, kind of layer qdisc");
 	if (ds_rule_layer(r) != DS_LAYER_KERNEL &&
 	    (r->has & (1U << DS_RF_SITE | 1U << DS_RF_REASON |
 		       1U << DS_RF_L3 | 1U << DS_RF_L4)))
-		return ds_bad("layer", ds_layer_name(ds_rule_layer(r)), "a rule on traps or device counters takes no site, reason, l3 or l4");
+		return ds_bad("layer", ds_layer_name(ds_rule_layer(r)), "a rule on traps, device counters or qdisc drops takes no site, reason, l3 or l4");
 	return 0;
 }
 
@@ -217,7 +226,9 @@ int ds_rule_put(struct nl_msg *msg, const struct ds_rule *r)
 	    ((r->has & 1U << DS_RF_GROUP) &&
 	     nla_put_string(msg, DROPSCOPE_RULE_A_TRAP_GROUP, r->group)) ||
 	    ((r->has & 1U << DS_RF_COUNTER) &&
-	     nla_put_u8(msg, DROPSCOPE_RULE_A_DEV_COUNTER, r->counter)))
+	     nla_put_u8(msg, DROPSCOPE_RULE_A_DEV_COUNTER, r->counter)) ||
+	    ((r->has & 1U << DS_RF_KIND) &&
+	     nla_put_string(msg, DROPSCOPE_RULE_A_QDISC_KIND, r->kind)))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -239,6 +250,7 @@ static const struct nla_policy ds_rule_policy[DROPSCOPE_RULE_A_MAX + 1] = {
 	[DROPSCOPE_RULE_A_TRAP] = { .type = NLA_STRING },
 	[DROPSCOPE_RULE_A_TRAP_GROUP] = { .type = NLA_STRING },
 	[DROPSCOPE_RULE_A_DEV_COUNTER] = { .type = NLA_U8 },
+	[DROPSCOPE_RULE_A_QDISC_KIND] = { .type = NLA_STRING },
 };
 
 int ds_rule_read(struct nlattr *nest, struct ds_rule *r)
@@ -299,6 +311,11 @@ int ds_rule_read(struct nlattr *nest, struct ds_rule *r)
 	if (t[DROPSCOPE_RULE_A_DEV_COUNTER]) {
 		r->has |= 1U << DS_RF_COUNTER;
 		r->counter = nla_get_u8(t[DROPSCOPE_RULE_A_DEV_COUNTER]);
+	}
+	if (t[DROPSCOPE_RULE_A_QDISC_KIND]) {
+		r->has |= 1U << DS_RF_KIND;
+		nla_strlcpy(r->kind, t[DROPSCOPE_RULE_A_QDISC_KIND],
+			    sizeof(r->kind));
 	}
 	return 0;
 }
@@ -437,6 +454,8 @@ int ds_rule_words(struct ds_ctx *ctx, const struct ds_rule *r, char *buf,
 	if ((r->has & 1U << DS_RF_COUNTER) && o < len)
 		o += (size_t)snprintf(buf + o, len - o, " counter %s",
 				      ds_dev_counter_name(r->counter));
+	if ((r->has & 1U << DS_RF_KIND) && o < len)
+		o += (size_t)snprintf(buf + o, len - o, " kind %s", r->kind);
 	return o < len ? 0 : -ENAMETOOLONG;
 }
 

@@ -54,18 +54,26 @@ static void ds_site_counts(struct ds_print *p, const struct ds_site *s,
 }
 
 /*
- * A trap or a device counter: the rest of its row of show sites, or of an
- * alert. Text: the trap's type or the counter as the reason, the input
- * device in DEV, "trap [group] device" or "dev counter" as the site.
+ * A trap, a device counter or a qdisc's drops: the rest of its row of show
+ * sites, or of an alert. Text: the trap's type, the counter or the qdisc's
+ * reason as the reason, the device in DEV, "trap [group] device", "dev
+ * counter" or "kind handle dev" as the site.
  */
 static void ds_site_print_device(struct ds_print *p, const struct ds_site *s,
 				 bool alert)
 {
 	bool hw = s->layer == DS_LAYER_HW;
+	char h[16];
 
 	ds_print_str(p, DS_FP, "symbol", "%s", s->symbol);
-	ds_print_str(p, DS_FP, "reason", "%s", s->reason_name);
-	if (hw) {
+	ds_print_str(p, s->layer == DS_LAYER_QDISC ? DS_ANY : DS_FP, "reason",
+		     "%s", s->reason_name);
+	if (s->layer == DS_LAYER_QDISC) {
+		ds_qdisc_handle(s->handle, h, sizeof(h));
+		ds_print_str(p, DS_JSON, "kind", NULL, s->kind);
+		ds_print_str(p, DS_JSON, "handle", NULL, h);
+		ds_print_u32(p, DS_JSON, "reason_id", NULL, s->reason);
+	} else if (hw) {
 		ds_print_str(p, DS_JSON, "device", NULL, s->device);
 		ds_print_str(p, DS_JSON, "trap", NULL, s->trap);
 		ds_print_str(p, DS_JSON, "group", NULL, s->group);

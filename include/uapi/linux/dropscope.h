@@ -182,6 +182,19 @@
  *     goes keeps its totals. Alert rounds carry one DROPSCOPE_A_DEVCTR
  *     nest per counter that moved.
  *
+ * DROPSCOPE_CMD_QDISCS_GET (dump): one message per qdisc key with one
+ *     DROPSCOPE_A_QDISC nest: packets a qdisc dropped with a qdisc drop
+ *     reason (the qdisc:qdisc_drop tracepoint, Linux 7.0 and later),
+ *     counted by DROPSCOPE_PART_QDISC per (device, qdisc kind, handle,
+ *     reason) in per-CPU tables of the module parameter qdiscs= keys
+ *     (DROPSCOPE_A_QDISCS_CAPACITY); a drop that finds its CPU's table full
+ *     is counted in DROPSCOPE_STATS_A_QDISCS_OVERFLOW. The kernel frees
+ *     each of these packets with SKB_DROP_REASON_QDISC_DROP right after:
+ *     it is in a site of the kernel layer too. On a kernel without the
+ *     tracepoint the part is absent (DROPSCOPE_A_PARTS_ABSENT) and starts
+ *     as a no-op. Alert rounds carry one DROPSCOPE_A_QDISC nest per key
+ *     that counted.
+ *
  * Nested attributes
  * -----------------
  *
@@ -236,10 +249,14 @@
  *         dropscope_dev_counter) one of the dev layer. A hw rule matches
  *         traps (IFINDEX and NETNS: their input port), a dev rule device
  *         counters (IFINDEX and NETNS: their device); neither takes a
- *         site, reason, L3, L4 or SMC reason. Among the traps, and among
- *         the device counters, rules decide as among drops: their own
- *         ONLY rules, the first MASK rule that matches. Captures and
- *         stacks take rules of the kernel layer only.
+ *         site, reason, L3, L4 or SMC reason.
+ *         DROPSCOPE_RULE_A_QDISC_KIND (NLA_NUL_STRING, a qdisc's kind as
+ *         tc names it, "fq") makes a rule of the qdisc layer; a qdisc
+ *         rule matches qdisc drops (IFINDEX and NETNS: their device).
+ *         Among the traps, the device counters and the qdisc drops, rules
+ *         decide as among drops: their own ONLY rules, the first MASK
+ *         rule that matches. Captures and stacks take rules of the kernel
+ *         layer only.
  *
  * DROPSCOPE_CMD_CAPTURE_START: takes one DROPSCOPE_A_CAPTURE nest with
  *     DROPSCOPE_CAPTURE_A_FILTER (optional): a classic BPF program, an
@@ -486,6 +503,9 @@
  *     DROPSCOPE_STATS_A_TRAP_EVENTS: trapped packets counted (hw), of
  *         them DROPSCOPE_STATS_A_TRAPS_OVERFLOW in no trap (table full);
  *         DROPSCOPE_STATS_A_TRAPS: distinct traps
+ *     DROPSCOPE_STATS_A_QDISC_EVENTS: qdisc drops counted (qdisc), of
+ *         them DROPSCOPE_STATS_A_QDISCS_OVERFLOW in no key (table full);
+ *         DROPSCOPE_STATS_A_QDISCS: distinct keys
  *     DROPSCOPE_STATS_A_DEVCTRS: device counters that moved (dev);
  *         DROPSCOPE_STATS_A_DEVCTRS_LOST: readings of the devices not
  *         kept for want of memory
@@ -536,6 +556,7 @@ enum dropscope_cmd {
 	DROPSCOPE_CMD_STACKS_GET,
 	DROPSCOPE_CMD_TRAPS_GET,
 	DROPSCOPE_CMD_DEVCTRS_GET,
+	DROPSCOPE_CMD_QDISCS_GET,
 	__DROPSCOPE_CMD_MAX
 };
 
@@ -579,6 +600,9 @@ enum dropscope_attr {
 	DROPSCOPE_A_TRAP,
 	DROPSCOPE_A_DEVCTR,
 	DROPSCOPE_A_TRAPS_CAPACITY,
+	DROPSCOPE_A_QDISC,
+	DROPSCOPE_A_QDISCS_CAPACITY,
+	DROPSCOPE_A_PARTS_ABSENT,
 	__DROPSCOPE_A_MAX
 };
 
@@ -648,6 +672,9 @@ enum dropscope_stats_attr {
 	DROPSCOPE_STATS_A_DEVCTRS,
 	DROPSCOPE_STATS_A_DEVCTRS_LOST,
 	DROPSCOPE_STATS_A_STACKS_WALKED,
+	DROPSCOPE_STATS_A_QDISC_EVENTS,
+	DROPSCOPE_STATS_A_QDISCS,
+	DROPSCOPE_STATS_A_QDISCS_OVERFLOW,
 	__DROPSCOPE_STATS_A_MAX
 };
 
@@ -676,6 +703,7 @@ enum dropscope_rule_attr {
 	DROPSCOPE_RULE_A_TRAP,
 	DROPSCOPE_RULE_A_TRAP_GROUP,
 	DROPSCOPE_RULE_A_DEV_COUNTER,
+	DROPSCOPE_RULE_A_QDISC_KIND,
 	__DROPSCOPE_RULE_A_MAX
 };
 
@@ -690,11 +718,12 @@ enum dropscope_part {
 	DROPSCOPE_PART_SMC = 1 << 2,	/* the smc.ko tracepoints */
 	DROPSCOPE_PART_HW = 1 << 3,	/* devlink:devlink_trap_report: traps */
 	DROPSCOPE_PART_DEV = 1 << 4,	/* the devices' drop counters */
+	DROPSCOPE_PART_QDISC = 1 << 5,	/* qdisc:qdisc_drop: qdisc drops */
 };
 
 #define DROPSCOPE_PARTS_ALL	(DROPSCOPE_PART_DROPS | DROPSCOPE_PART_TCP | \
 				 DROPSCOPE_PART_SMC | DROPSCOPE_PART_HW | \
-				 DROPSCOPE_PART_DEV)
+				 DROPSCOPE_PART_DEV | DROPSCOPE_PART_QDISC)
 
 enum dropscope_session_attr {
 	DROPSCOPE_SESSION_A_UNSPEC,
@@ -925,6 +954,7 @@ enum dropscope_layer {
 	DROPSCOPE_LAYER_KERNEL,		/* skb:kfree_skb: sites */
 	DROPSCOPE_LAYER_HW,		/* devlink traps */
 	DROPSCOPE_LAYER_DEV,		/* the devices' drop counters */
+	DROPSCOPE_LAYER_QDISC,		/* qdisc:qdisc_drop */
 };
 
 /* The type of a trap (DROPSCOPE_TRAP_A_TYPE), as devlink's own enum. */
@@ -988,5 +1018,39 @@ enum dropscope_devctr_attr {
 };
 
 #define DROPSCOPE_DEVCTR_A_MAX (__DROPSCOPE_DEVCTR_A_MAX - 1)
+
+/* The longest qdisc kind (IFNAMSIZ less its NUL), as tc names it. */
+#define DROPSCOPE_QDISC_KIND_MAX	15
+
+/*
+ * DROPSCOPE_A_QDISC: the drops of one qdisc with one reason.
+ *     DROPSCOPE_QDISC_A_IFINDEX, _NETNS (netns inode), _DEV: the device
+ *         (absent: none); _KIND: the qdisc's id ("fq"); _HANDLE: its
+ *         handle (major:minor as tc's 8000:0 is 0x80000000); _PARENT:
+ *         the handle of its parent (TC_H_ROOT 0xffffffff for a root)
+ *     DROPSCOPE_QDISC_A_REASON: NLA_U32, the kernel's enum
+ *         qdisc_drop_reason value; _REASON_NAME: its name without the
+ *         QDISC_DROP_ prefix ("FLOW_LIMIT"), absent if the module was built
+ *         without a name for it
+ *     DROPSCOPE_QDISC_A_TOTAL, _DELTA (alerts), _MASKED (dumps): as a site's
+ */
+enum dropscope_qdisc_attr {
+	DROPSCOPE_QDISC_A_UNSPEC,
+	DROPSCOPE_QDISC_A_PAD,
+	DROPSCOPE_QDISC_A_IFINDEX,
+	DROPSCOPE_QDISC_A_NETNS,
+	DROPSCOPE_QDISC_A_DEV,
+	DROPSCOPE_QDISC_A_KIND,
+	DROPSCOPE_QDISC_A_HANDLE,
+	DROPSCOPE_QDISC_A_PARENT,
+	DROPSCOPE_QDISC_A_REASON,
+	DROPSCOPE_QDISC_A_REASON_NAME,
+	DROPSCOPE_QDISC_A_TOTAL,
+	DROPSCOPE_QDISC_A_DELTA,
+	DROPSCOPE_QDISC_A_MASKED,
+	__DROPSCOPE_QDISC_A_MAX
+};
+
+#define DROPSCOPE_QDISC_A_MAX (__DROPSCOPE_QDISC_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_DROPSCOPE_H */
