@@ -102,15 +102,24 @@ static struct {
 
 #ifdef DS_HAVE_QDISC_DROP
 
-#define DS_QR_NAME(r)	[QDISC_DROP_##r & ~SKB_DROP_REASON_SUBSYS_MASK] = #r,
-#define DS_QR_LAST(r)
-/* the kernel's qdisc drop reasons, by their number within the subsystem */
+/*
+ * A qdisc, as the tracepoint passes it: struct Qdisc, named by an
+ * expression of its type (checkpatch reads the kernel's CamelCase name as
+ * one of ours).
+ */
+#define ds_qdisc_t	typeof(qdisc_root(NULL))
+
+#define DS_QR_NAME(r)	(#r),
+/*
+ * The kernel's qdisc drop reasons by their number within the subsystem:
+ * UNSPEC is 0, the others follow the subsystem's base from 1, in the
+ * order of the list (MAX last).
+ */
 static const char *const ds_qdisc_reasons[] = {
-	DEFINE_QDISC_DROP_REASON(DS_QR_NAME, DS_QR_LAST)
+	DEFINE_QDISC_DROP_REASON(DS_QR_NAME, DS_QR_NAME)
 };
 
 #undef DS_QR_NAME
-#undef DS_QR_LAST
 
 const char *ds_qdisc_reason_name(u32 reason)
 {
@@ -122,7 +131,7 @@ const char *ds_qdisc_reason_name(u32 reason)
 	return i < ARRAY_SIZE(ds_qdisc_reasons) ? ds_qdisc_reasons[i] : NULL;
 }
 
-static __always_inline u32 ds_qdisc_hash(const struct Qdisc *q, u32 reason,
+static __always_inline u32 ds_qdisc_hash(const ds_qdisc_t q, u32 reason,
 					 u32 ifindex)
 {
 	u64 k = (unsigned long)q ^ ((u64)reason << 32 | ifindex);
@@ -132,7 +141,7 @@ static __always_inline u32 ds_qdisc_hash(const struct Qdisc *q, u32 reason,
 
 /* Is slot s the key of this drop? The pointers and numbers, then the kind. */
 static __always_inline bool ds_qdisc_same(const struct ds_qdisc_slot *s,
-					  const struct Qdisc *q, u32 reason,
+					  const ds_qdisc_t q, u32 reason,
 					  u32 ifindex, u32 netns)
 {
 	return s->qdisc == q && s->id == q->ops->id &&
@@ -147,7 +156,7 @@ static __always_inline bool ds_qdisc_same(const struct ds_qdisc_slot *s,
  * between, for this very key or another.
  */
 static noinline void ds_qdisc_claim(struct ds_qdisc_cpu *c,
-				    const struct Qdisc *q,
+				    const ds_qdisc_t q,
 				    const struct net_device *dev, u32 reason,
 				    u32 ifindex, u32 netns, u32 i)
 {
@@ -186,7 +195,7 @@ out:
 	local_irq_restore(flags);
 }
 
-static notrace void ds_qdisc_probe(void *data, struct Qdisc *q,
+static notrace void ds_qdisc_probe(void *data, ds_qdisc_t q,
 				   const struct netdev_queue *txq,
 				   struct net_device *dev, struct sk_buff *skb,
 				   enum qdisc_drop_reason reason)
@@ -487,7 +496,8 @@ const struct ds_source ds_qdisc_source = {
 	.name = "qdisc",
 	.part = DROPSCOPE_PART_QDISC,
 #ifndef DS_HAVE_QDISC_DROP
-	.absent = "qdisc: this kernel has no qdisc:qdisc_drop tracepoint (Linux 7.0 and later have)",
+	.absent =
+	"qdisc: this kernel has no qdisc:qdisc_drop tracepoint (Linux 7.0 and later have)",
 #endif
 	.attach = ds_qdiscs_attach,
 	.detach = ds_qdiscs_detach,

@@ -15,7 +15,7 @@ trap 'rm -rf "$T"' EXIT
 tps=("skb.h kfree_skb" "tcp.h tcp_retransmit_skb" "tcp.h tcp_send_reset"
 	"udp.h udp_fail_queue_rcv_skb" "sock.h inet_sock_set_state"
 	"tcp.h tcp_receive_reset" "tcp.h tcp_retransmit_synack"
-	"devlink.h devlink_trap_report")
+	"devlink.h devlink_trap_report" "qdisc.h qdisc_drop")
 sid=$(scripts/sid-kernels --dir)
 kernels=("$@")
 [ ${#kernels[@]} -gt 0 ] || mapfile -t kernels < <(scripts/kernels)
@@ -56,7 +56,7 @@ for kern in "${kernels[@]}"; do
 			continue
 		fi
 		rm -rf "$T/src"
-		for f in trace/events/{skb,tcp,udp,sock,devlink}.h net/dropreason.h \
+		for f in trace/events/{skb,tcp,udp,sock,devlink,qdisc}.h net/dropreason.h \
 			net/genetlink.h linux/workqueue.h; do
 			[ ! -e "$src/include/$f" ] ||
 				install -D -m 644 "$src/include/$f" "$T/src/include/$f"

@@ -36,6 +36,10 @@ smc_mutants=(
 	"smc.c,dropscope.h|smctp.c|smc.c|smcr_link_down|void ds_smc_link_down_probe(void *data, const struct smc_link *lnk,|void ds_smc_link_down_probe(void *data, const struct smc_sock *lnk,"
 )
 # kernels whose skb:kfree_skb has no rx_sk hook UDP's failure to queue
+# kernels that have qdisc:qdisc_drop (7.0 on), unexported: found by name
+qdisc_mutants=(
+	"qdisc.c|qdisc.c|qdisc.c|qdisc_drop|				   enum qdisc_drop_reason reason)|				   enum qdisc_drop_reason reason, int more)"
+)
 late_mutants=(
 	"scope.c|scope.c|scope.c|udp_fail_queue_rcv_skb|static notrace void ds_udp_fail_probe(DS_UDP_FAIL_PROBE_ARGS)|static notrace void ds_udp_fail_probe(DS_UDP_FAIL_PROBE_ARGS, int more)"
 )
@@ -105,7 +109,7 @@ try() {
 echo "KTAP version 1"
 for kern in "${kernels[@]}"; do
 	k=$(kdir "$kern")
-	files=(sessions.c smc.c scope.c probe.c hw.c)
+	files=(sessions.c smc.c scope.c probe.c hw.c qdisc.c)
 	smc_header "$k" && files+=(smctp.c)
 	for f in "${files[@]}"; do
 		tree "$T/c"
@@ -119,8 +123,17 @@ for kern in "${kernels[@]}"; do
 			grep -q DS_HAVE_KFREE_SKB_RX_SK "$T/c/kmod/.scope.o.cmd"
 			late=$?
 		fi
+		if [ "$f" = qdisc.c ]; then
+			grep -q DS_HAVE_QDISC_DROP "$T/c/kmod/.qdisc.o.cmd"
+			qdisc=$?
+		fi
 	done
 	for m in "${mutants[@]}"; do try "$kern" "$k" "$m"; done
+	if [ "$qdisc" = 0 ]; then
+		for m in "${qdisc_mutants[@]}"; do try "$kern" "$k" "$m"; done
+	else
+		echo "# $kern: no qdisc:qdisc_drop, the qdisc probe is not built"
+	fi
 	if [ "$late" != 0 ]; then
 		for m in "${late_mutants[@]}"; do try "$kern" "$k" "$m"; done
 	fi
