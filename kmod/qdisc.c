@@ -139,7 +139,11 @@ static __always_inline u32 ds_qdisc_hash(const ds_qdisc_t q, u32 reason,
 	return hash_64(k, ds_qdisc_bits);
 }
 
-/* Is slot s the key of this drop? The pointers and numbers, then the kind. */
+/*
+ * Is slot s the key of this drop? The pointers and numbers, then the kind:
+ * ops->id is a char[IFNAMSIZ] zero past its NUL, as the slot's padded copy
+ * is, so that both compare whole (two words, no call).
+ */
 static __always_inline bool ds_qdisc_same(const struct ds_qdisc_slot *s,
 					  const ds_qdisc_t q, u32 reason,
 					  u32 ifindex, u32 netns)
@@ -147,7 +151,7 @@ static __always_inline bool ds_qdisc_same(const struct ds_qdisc_slot *s,
 	return s->qdisc == q && s->id == q->ops->id &&
 	       s->handle == q->handle && s->parent == q->parent &&
 	       s->reason == reason && s->ifindex == ifindex &&
-	       s->netns == netns && !strncmp(s->kind, q->ops->id, IFNAMSIZ);
+	       s->netns == netns && !memcmp(s->kind, q->ops->id, IFNAMSIZ);
 }
 
 /*
@@ -182,7 +186,7 @@ static noinline void ds_qdisc_claim(struct ds_qdisc_cpu *c,
 	s->reason = reason;
 	s->ifindex = ifindex;
 	s->netns = netns;
-	strscpy(s->kind, q->ops->id, sizeof(s->kind));
+	strscpy_pad(s->kind, q->ops->id, sizeof(s->kind));
 	strscpy(s->dev, dev ? dev->name : "", sizeof(s->dev));
 	/* interrupts are off: no drop on this CPU sees it half claimed */
 	WRITE_ONCE(s->qdisc, q);

@@ -186,6 +186,58 @@ static void test_layer_read(void **state)
 	assert_int_equal(ds_trap_parse(c.tb[DROPSCOPE_A_TRAP], &s), -EINVAL);
 	assert_int_equal(ds_devctr_parse(c.tb[DROPSCOPE_A_DEVCTR], &s), -EINVAL);
 	nlmsg_free(m);
+
+	/* a qdisc's drops of one reason; one of a reason the module has no
+	 * name for; one without its handle */
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_QDISC);
+	nla_put_u32(m, DROPSCOPE_QDISC_A_IFINDEX, 4);
+	nla_put_u32(m, DROPSCOPE_QDISC_A_NETNS, 4026531840U);
+	nla_put_string(m, DROPSCOPE_QDISC_A_DEV, "eth0");
+	nla_put_string(m, DROPSCOPE_QDISC_A_KIND, "fq");
+	nla_put_u32(m, DROPSCOPE_QDISC_A_HANDLE, 0x80000000);
+	nla_put_u32(m, DROPSCOPE_QDISC_A_PARENT, 0xffffffff);
+	nla_put_u32(m, DROPSCOPE_QDISC_A_REASON, 0x70008);
+	nla_put_string(m, DROPSCOPE_QDISC_A_REASON_NAME, "FLOW_LIMIT");
+	nla_put_u64(m, DROPSCOPE_QDISC_A_TOTAL, 182);
+	nla_put_u64(m, DROPSCOPE_QDISC_A_DELTA, 7);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_qdisc_parse(c.tb[DROPSCOPE_A_QDISC], &s), 0);
+	assert_int_equal(s.layer, DS_LAYER_QDISC);
+	assert_string_equal(s.kind, "fq");
+	assert_int_equal(s.handle, 0x80000000);
+	assert_int_equal(s.parent, 0xffffffff);
+	assert_int_equal(s.reason, 0x70008);
+	assert_string_equal(s.reason_name, "FLOW_LIMIT");
+	assert_string_equal(s.symbol, "fq 8000: eth0");
+	assert_string_equal(s.dev, "eth0");
+	assert_int_equal(s.ifindex, 4);
+	assert_int_equal(s.total, 182);
+	assert_true(s.has_delta);
+	assert_int_equal(s.delta, 7);
+	nlmsg_free(m);
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_QDISC);
+	nla_put_string(m, DROPSCOPE_QDISC_A_KIND, "sfq");
+	nla_put_u32(m, DROPSCOPE_QDISC_A_HANDLE, 0x10002);
+	nla_put_u32(m, DROPSCOPE_QDISC_A_REASON, 0x7000f);
+	nla_put_u64(m, DROPSCOPE_QDISC_A_TOTAL, 1);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_qdisc_parse(c.tb[DROPSCOPE_A_QDISC], &s), 0);
+	assert_string_equal(s.reason_name, "0x7000f");
+	assert_string_equal(s.symbol, "sfq 1:2 -");
+	nlmsg_free(m);
+	m = canned_new();
+	n = nla_nest_start(m, DROPSCOPE_A_QDISC);
+	nla_put_string(m, DROPSCOPE_QDISC_A_KIND, "fq");
+	nla_put_u32(m, DROPSCOPE_QDISC_A_REASON, 0x70008);
+	nla_put_u64(m, DROPSCOPE_QDISC_A_TOTAL, 1);
+	nla_nest_end(m, n);
+	canned_parse(&c, m);
+	assert_int_equal(ds_qdisc_parse(c.tb[DROPSCOPE_A_QDISC], &s), -EINVAL);
+	nlmsg_free(m);
 }
 
 static void test_session_read(void **state)
