@@ -7,8 +7,9 @@
 # that announces its tests ("# tests: N", as tests/lab/run.sh does) must
 # report each one as done ("# test_X took"), and end with its plan ("1..R",
 # R its results): each test that did not run is a failure, counted in
-# notrun too, and so is a missing or wrong plan. Prints a "not ok" line for
-# each such failure.
+# notrun too, and so is a missing or wrong plan, and a test that ran
+# without a result ("# test_X" then "# test_X took" with no "ok" or "not
+# ok" between). Prints a "not ok" line for each such failure.
 passed=${passed:-0} failed=${failed:-0} skipped=${skipped:-0} notrun=${notrun:-0}
 tap() {
 	local p f s n done plan
@@ -27,6 +28,12 @@ tap() {
 		echo "not ok - $1: $((n - done)) of its $n tests did not run"
 		failed=$((failed + n - done)) notrun=$((notrun + n - done))
 	fi
+	while read -r t; do
+		echo "not ok - $1: $t reported no result"
+		failed=$((failed + 1))
+	done < <(awk '/^# test_[a-z0-9_]*$/ { t = substr($2, 1); r = 0 }
+		/^(not )?ok / { r++ }
+		/^# test_[a-z0-9_]* took / && !r { print $2 }' "$2")
 	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$2")
 	if [ "$plan" != "$((p + f))" ]; then
 		echo "not ok - $1: its plan is '${plan:-missing}', for $((p + f)) results"

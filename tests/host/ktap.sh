@@ -36,5 +36,9 @@ check "a plan that does not match the results" "1 1 0 0 1" "$(counts "$T/plan" 0
 printf '%s\n' 'KTAP version 1' 'ok 1 a' 'ok 2 b' > "$T/plain"
 check "a file that announces no tests: only its results and exit status" "2 1 0 0 1" \
 	"$(counts "$T/plain" 1)"
+printf '%s\n' 'KTAP version 1' '# tests: 2' '# test_a' 'ok 1 a' '# test_a took 1.0 s' \
+	'# test_b' '# test_b took 0.1 s' '1..1' > "$T/silent"
+check "a test that ran and reported no result is a failure" "1 1 0 0 1" \
+	"$(counts "$T/silent" 0)"
 echo "1..$n"
 [ $nfail -eq 0 ]

@@ -827,7 +827,7 @@ test_body() {
 # run_test NAME: test_NAME in a subshell, then its deferred cleanup. What
 # the test prints on standard error becomes KTAP diagnostics.
 run_test() {
-	local name=$1 rc=0 t0=${EPOCHREALTIME/./} cleanup_hung
+	local name=$1 rc=0 t0=${EPOCHREALTIME/./} cleanup_hung n0=$ntests
 	echo "# test_$name"
 	rm -f "$RUNTMP/status" "$RUNTMP/abort"
 	: > "$RUNTMP/defer"
@@ -850,6 +850,9 @@ run_test() {
 			"$(cat "$RUNTMP/abort" 2>/dev/null || echo "a command failed: see above")"
 	elif [ "$(cat "$RUNTMP/status")" = $KSFT_SKIP ]; then
 		missing=1
+	elif [ "$ntests" -eq "$n0" ]; then
+		# a test that checked nothing has not passed
+		fail "test_$name: reported no result"
 	fi
 	if [ -d /sys/module/dropscope ]; then
 		fail "test_$name: cleanup leaves dropscope loaded"
