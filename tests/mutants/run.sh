@@ -12,7 +12,9 @@
 # build/mutants, with the patch applied: the CLI, the test programs and the
 # module for KERNEL (6.12 by default), with and without the preemptible-probe
 # test (PREEMPT_TEST=1); then scripts/lab runs its test there (CYCLES=1). JOBS mutants at a time (default: the number of CPUs).
-# A patch starts with "Test: NAME" and "Breaks: WHAT", then the diff.
+# A patch starts with "Test: NAME" and "Breaks: WHAT", and may say
+# "Kernel: K" (a test of what only some kernels have: that kernel rather
+# than KERNEL), then the diff.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
@@ -25,7 +27,8 @@ while getopts "k:j:" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-rel=$(scripts/kernels "$kernel") || exit 1
+scripts/kernels "$kernel" > /dev/null || exit 1
+default=$kernel
 if [ $# -eq 0 ]; then
 	set -- $(for p in tests/mutants/*.patch; do basename "$p" .patch; done)
 fi
@@ -34,8 +37,11 @@ top=$PWD/build/mutants
 
 # mutant NAME: build and run one; its verdict in $top/NAME.verdict
 mutant() {
-	local name=$1 patch=$PWD/tests/mutants/$1.patch test w rc=0
+	local name=$1 patch=$PWD/tests/mutants/$1.patch test w rc=0 kernel=$kernel rel
 	test=$(sed -n 's/^Test: //p' "$patch")
+	kernel=$(sed -n 's/^Kernel: //p' "$patch")
+	kernel=${kernel:-$default}
+	rel=$(scripts/kernels "$kernel") || { echo "kernel" > "$top/$name.verdict"; return; }
 	w=$top/$name
 	rm -rf "$w"
 	mkdir -p "$w"
