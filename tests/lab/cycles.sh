@@ -38,10 +38,17 @@ phase() {
 
 # kmsg_new: the kernel log's records since the last call, from $TMP/kmsg
 # (a reader of /dev/kmsg that test_cycles starts): from one call to the
-# next, every record is seen once, between the cycles too
-KMSG_SEEN=0
+# next, every record is seen once, between the cycles too. A marker
+# written to the log first, and waited for in the reader's file, says the
+# reader has read up to now; if it does not come, a KMSG_UNSYNCED line
+# says so.
+KMSG_SEEN=0 KMSG_SYNC=0
 kmsg_new() {
 	local size
+	KMSG_SYNC=$((KMSG_SYNC + 1))
+	echo "dropscope-lab: sync $KMSG_SYNC" > /dev/kmsg
+	wait_for 10 grep -q "dropscope-lab: sync $KMSG_SYNC\$" "$TMP/kmsg" ||
+		echo "KMSG_UNSYNCED: the reader did not read the marker in 10 s"
 	size=$(stat -c %s "$TMP/kmsg")
 	tail -c +$((KMSG_SEEN + 1)) "$TMP/kmsg" | head -c $((size - KMSG_SEEN))
 	KMSG_SEEN=$size
@@ -118,6 +125,8 @@ load_cycle() {
 	# a log read whole, or the cycle is not judged
 	! grep -q '^KMSG_OVERRUN' "$TMP/kmsg.cycle" ||
 		echo "cycle $i: the kernel log overran its reader: records were lost" >> "$TMP/cycles.bad"
+	! grep -q '^KMSG_UNSYNCED' "$TMP/kmsg.cycle" ||
+		echo "cycle $i: the kernel log reader did not read up to the cycle's end" >> "$TMP/cycles.bad"
 	kmsg_alive ||
 		echo "cycle $i: the kernel log reader is gone" >> "$TMP/cycles.bad"
 }

@@ -51,14 +51,23 @@ for l in open('$2'):
         print(n, ty, int(p) - b[n])" | sort
 }
 
+# nsim_quiet: devlink's counts do not move across one of netdevsim's
+# report periods (100 ms)
+nsim_quiet() {
+	nsim_counts "$TMP/q1"
+	sleep 0.2
+	nsim_counts "$TMP/q2"
+	cmp -s "$TMP/q1" "$TMP/q2"
+}
+
 # nsim_traffic: the port up for a second, then down, and the report under
 # way when it went down done (netdevsim reports every 100 ms, for running
-# ports only)
+# ports only): devlink's counts stop moving
 nsim_traffic() {
 	ip link set "$NSIM_IF" up
 	sleep 1
 	ip link set "$NSIM_IF" down
-	sleep 0.3
+	wait_for 10 nsim_quiet || abort "devlink's trap counts still move with the port down"
 }
 
 # Every trap report of netdevsim, counted per trap, equals what devlink

@@ -352,6 +352,9 @@ test_sessions_watch_states() {
 	r=$(ev_compare "$TMP/states.jsonl" "$TMP/states.trace")
 	check "watch sessions states: every state change, in order, as the kernel traced them" \
 		"$n events, $n traced, 0 differ" "$r"
+	# 6 sessions: each of their 12 ends changes state at least twice
+	check "watch sessions states: the kernel traced 24 changes or more" yes \
+		"$([ "$n" -ge 24 ] && echo yes || echo "no: $n")"
 	kill $watcher
 	wait $watcher 2>/dev/null
 	wait_for 10 no_events
@@ -376,7 +379,7 @@ test_sessions_watch_states() {
 # total_retrans of its session; the TLPs are tcp_send_loss_probe()'s calls
 # as bpftrace counts them for the port (tcpretrans -l's L events)
 test_sessions_watch_retrans() {
-	local watcher r oracle
+	local watcher r oracle tlp
 	need bpftrace tc
 	setup_module
 	$DS start tcp
@@ -388,10 +391,12 @@ test_sessions_watch_retrans() {
 	END { printf("tlp %d\n", @tlp); clear(@tlp); }
 	BT
 	)" > "$TMP/tlp.txt" 2> "$TMP/tlp.err" &
-	oracle=$!
-	defer kill_quiet $oracle
+	tlp=$!
+	defer kill_quiet $tlp
 	# BEGIN runs once every probe is attached
 	wait_oracle 600 grep -q ready "$TMP/tlp.txt" || abort "bpftrace did not attach: $(cat "$TMP/tlp.err")"
+	# and the kernel's total_retrans of each socket at its close
+	oracle_start life.txt || abort "bpftrace oracle did not attach: $(cat "$TMP/life.txt.err")"
 	$DS -j watch sessions retrans port 5027 > "$TMP/rtx.jsonl" 2> "$TMP/rtx.err" &
 	watcher=$!
 	defer kill_quiet $watcher
@@ -401,6 +406,9 @@ test_sessions_watch_retrans() {
 	$TG run 16 5027 0 > /dev/null || abort "tcpgen run failed"
 	netem_off
 	wait_for 60 port_done 5027 || abort "the sessions of port 5027 did not close"
+	oracle_closes life.txt 5027 32
+	oracle_stop
+	oracle=$tlp
 	oracle_stop
 	grep -q "^tlp" "$TMP/tlp.txt" || abort "bpftrace did not end: $(cat "$TMP/tlp.err")"
 	$DS -j show sessions closed port 5027 > "$TMP/rtxsess.json"
@@ -415,6 +423,13 @@ test_sessions_watch_retrans() {
 	    if e["kind"] == "retrans":
 	        segs[(e["lport"], e["rport"])] += e["segs"]
 	sess = json.load(open(sys.argv[2]))
+	# the kernel's total_retrans at each close (tcplife.bt)
+	life = collections.Counter()
+	for l in open(sys.argv[4]):
+	    f = l.split()
+	    if f[:1] == ["close"] and "5027" in f[1:3]:
+	        life[(int(f[1]), int(f[2]))] += int(f[5])
+	odiff = sum(1 for k in set(life) | set(segs) if life[k] != segs[k])
 	total = sum(s["retransmits"] for s in sess)
 	bad = [s for s in sess if segs[(s["lport"], s["rport"])] != s["retransmits"]]
 	bad += [k for k in segs if not any((s["lport"], s["rport"]) == k for s in sess)]
@@ -423,19 +438,19 @@ test_sessions_watch_retrans() {
 	tlp = sum(1 for e in ev if e["kind"] == "tlp")
 	# a server child that lost its handshake's race is a session too
 	clients = sum(1 for s in sess if s["rport"] == 5027)
-	print(f"{clients} clients, {'16+' if len(sess) - clients >= 16 else len(sess) - clients} servers, retransmits {'>0' if total else '0'}, {len(bad)} differ, tlp {'equal' if tlp == int(sys.argv[3]) else f'{tlp} != {sys.argv[3]}'}")
+	print(f"{clients} clients, {'16+' if len(sess) - clients >= 16 else len(sess) - clients} servers, retransmits {'>0' if total else '0'}, {len(bad)} differ, {odiff} differ from tcplife, tlp {'equal' if tlp == int(sys.argv[3]) else f'{tlp} != {sys.argv[3]}'}")
 	# what differs, to read on a failure: each socket's events and dump
 	for b in bad[:4]:
 	    k = (b["lport"], b["rport"]) if isinstance(b, dict) else b
 	    s = [x for x in sess if (x["lport"], x["rport"]) == k]
 	    print(f"  {k}: events {[(e['kind'], e['oldstate'], e['newstate'], e.get('segs')) for e in ev if (e['lport'], e['rport']) == k]}, dump {[(x['state'], x['retransmits'], x['cookie']) for x in s]}")
 	PY
-	wait_for 20 py "$TMP/rtx.py" "$TMP/rtx.jsonl" "$TMP/rtxsess.json" poll
+	wait_for 20 py "$TMP/rtx.py" "$TMP/rtx.jsonl" "$TMP/rtxsess.json" poll "$TMP/life.txt"
 	kill $watcher
 	wait $watcher 2>/dev/null
-	r=$(py "$TMP/rtx.py" "$TMP/rtx.jsonl" "$TMP/rtxsess.json" "$(sed -n 's/^tlp //p' "$TMP/tlp.txt")")
-	check "watch sessions retrans: each socket's retransmitted segments equal its total_retrans; TLPs as the kernel called them" \
-		"16 clients, 16+ servers, retransmits >0, 0 differ, tlp equal" "$r"
+	r=$(py "$TMP/rtx.py" "$TMP/rtx.jsonl" "$TMP/rtxsess.json" "$(sed -n 's/^tlp //p' "$TMP/tlp.txt")" "$TMP/life.txt")
+	check "watch sessions retrans: each socket's retransmitted segments equal its total_retrans, in dropscope's dump and at its close (tcplife.bt); TLPs as the kernel called them" \
+		"16 clients, 16+ servers, retransmits >0, 0 differ, 0 differ from tcplife, tlp equal" "$r"
 	$DS stop
 }
 
@@ -565,11 +580,11 @@ test_sessions_top() {
 	frames=$(wc -l < "$TMP/top.json")
 	check "top: a JSON array a frame ($frames), exit 0 at SIGTERM" "$frames 0" \
 		"$(py -c 'import json, sys; print(sum(isinstance(json.loads(l), list) for l in sys.stdin))' < "$TMP/top.json") $rc"
-	$DS -j show sessions closed port 5023 > "$TMP/closed.json"
-	# expected: what ss -ti saw the live sessions move, what the closed
-	# ones totalled; actual: what top's frames summed. Each is computed on
+	# expected: what ss -ti saw the live sessions move, what tcpgen's
+	# closed ones moved (its clients' bytes each way: their servers' the
+	# other way); actual: what top's frames summed. Each is computed on
 	# its own, and one that fails or prints nothing fails the test.
-	oracle want py - "$TMP/ss0.txt" "$TMP/ss1.txt" "$TMP/closed.json" $bytes <<-'PY'
+	oracle want py - "$TMP/ss0.txt" "$TMP/ss1.txt" "$TMP/run.txt" $bytes <<-'PY'
 	import json, re, sys
 	def ss(path):
 	    lines = open(path).read().split("\n")
@@ -586,12 +601,14 @@ test_sessions_top() {
 	# what pump moved: 2 rounds, client i B*(i+1) bytes, the server half
 	want = 2 * sum(b * i + b * i // 2 for i in (1, 2, 3))
 	live = [sum(s1[k][j] - s0[k][j] for k in s1) for j in (0, 1)]
-	closes = json.load(open(sys.argv[3]))
-	run = [sum(s[k] for s in closes) for k in ("rx_bytes", "tx_bytes")]
+	# tcpgen: "cli PID COMM LPORT TX RX RST" a client
+	cli = [l.split() for l in open(sys.argv[3]) if l.startswith("cli ")]
+	moved = sum(int(c[4]) + int(c[5]) for c in cli)
+	run = [moved, moved]
 	assert live == [want, want], "ss -ti: the live sessions moved %s, pump %d" % (live, want)
 	assert len(s1) == 6, "ss -ti: %d ends of port 5021" % len(s1)
-	assert len(closes) == 8, "show sessions closed port 5023: %d ends" % len(closes)
-	print(f"live {live[0]} {live[1]} closed {run[0]} {run[1]} {len(closes)} ends {len(s1)}")
+	assert len(cli) == 4, "tcpgen run: %d clients" % len(cli)
+	print(f"live {live[0]} {live[1]} closed {run[0]} {run[1]} {2 * len(cli)} ends {len(s1)}")
 	PY
 	oracle got py - "$TMP/top.json" <<-'PY'
 	import json, sys
@@ -789,31 +806,34 @@ test_sessions_bad_params() {
 		"$($DS -j status | json "'%d %d %d' % (d['sessions'], d['closed'], d['capacity'])")"
 }
 
-# show sessions live: each idle loopback session's transport state equals
-# ss -ti's for the same socket: rtt and rttvar (ms, %g of the kernel's
-# microseconds), cwnd, ssthresh (printed by both only once set), snd_wnd,
-# unacked; both ends of 10 sessions.
-test_sessions_tcpstate() {
-	local got
-	need ss
-	setup_module
-	$DS start tcp
-	hold 10 5131 hold.txt
-	# the last delayed ACKs out, the sessions idle
-	sleep 1
-	ss -tinH state established '( sport = :5131 or dport = :5131 )' > "$TMP/ss.txt"
-	$DS -j show sessions live port 5131 > "$TMP/live.json"
-	got=$(py - "$TMP/ss.txt" "$TMP/live.json" <<-'PY'
+# tcpstate_snap PORT: ss -ti and show sessions live of the 20 ends on
+# PORT: "sessions N same M ssthresh S cwnd C unacked U", M the ends whose
+# rtt, rttvar, cwnd, ssthresh, snd_wnd and unacked are ss's, S those with
+# a slow start threshold set, C those whose cwnd is not the initial 10, U
+# those with unacknowledged segments. ss is read before and after
+# dropscope, until both give the same (a timer may fire in between).
+tcpstate_snap() {
+	local i
+	for i in 1 2 3 4 5; do
+		ss -tinH state established "( sport = :$1 or dport = :$1 )" > "$TMP/ss.txt"
+		$DS -j show sessions live port "$1" > "$TMP/live.json"
+		ss -tinH state established "( sport = :$1 or dport = :$1 )" > "$TMP/ss2.txt"
+		py - "$TMP/ss.txt" "$TMP/live.json" "$TMP/ss2.txt" <<-'PY' && return
 	import json, re, sys
-	lines = open(sys.argv[1]).read().splitlines()
-	ss = {}
-	for head, info in zip(lines[0::2], lines[1::2]):
-	    f = head.split()
-	    l, r = int(f[-2].rsplit(":", 1)[1]), int(f[-1].rsplit(":", 1)[1])
-	    d = dict(re.findall(r"\b(rtt|cwnd|ssthresh|snd_wnd|unacked):([0-9./]+)", info))
-	    rtt, var = d.pop("rtt").split("/")
-	    d["rtt"], d["rttvar"] = float(rtt), float(var)
-	    ss[(l, r)] = {k: float(v) for k, v in d.items()}
+	def read(path):
+	    lines = open(path).read().splitlines()
+	    ss = {}
+	    for head, info in zip(lines[0::2], lines[1::2]):
+	        f = head.split()
+	        l, r = int(f[-2].rsplit(":", 1)[1]), int(f[-1].rsplit(":", 1)[1])
+	        d = dict(re.findall(r"\b(rtt|cwnd|ssthresh|snd_wnd|unacked):([0-9./]+)", info))
+	        rtt, var = d.pop("rtt").split("/")
+	        d["rtt"], d["rttvar"] = float(rtt), float(var)
+	        ss[(l, r)] = {k: float(v) for k, v in d.items()}
+	    return ss
+	ss = read(sys.argv[1])
+	if ss != read(sys.argv[3]):
+	    sys.exit(3)
 	ours = {}
 	for s in json.load(open(sys.argv[2])):
 	    ours[(s["lport"], s["rport"])] = {k: float(s[k]) for k in
@@ -821,9 +841,51 @@ test_sessions_tcpstate() {
 	    ss.setdefault((s["lport"], s["rport"]), {}).setdefault("unacked", 0.0)
 	same = sum(1 for k in ss if ours.get(k) == ss[k])
 	bad = [(k, ss[k], ours.get(k)) for k in ss if ours.get(k) != ss[k]]
-	print("sessions %d same %d" % (len(ss), same), *bad[:2])
+	print("sessions %d same %d ssthresh %d cwnd %d unacked %d" % (len(ss), same,
+	      sum(1 for v in ss.values() if "ssthresh" in v),
+	      sum(1 for v in ss.values() if v.get("cwnd") != 10),
+	      sum(1 for v in ss.values() if v.get("unacked", 0) > 0)), *bad[:2])
 	PY
-	)
-	check "show sessions live: rtt, rttvar, cwnd, ssthresh, snd_wnd and unacked of 20 ends as ss -ti gives them" \
-		"sessions 20 same 20" "$got"
+	done
+	echo "ss -ti changed between reads 5 times in a row"
+}
+
+# show sessions live's TCP state against ss -ti, of 20 ends three times:
+# idle (cwnd 10, no threshold, nothing unacknowledged); idle again after
+# an exchange under 20% loss (thresholds set, windows cut); and during a
+# send that netem holds back 2 s (segments unacknowledged, retransmitted
+# by the timer: the state then stays as it is until the ACK comes)
+test_sessions_tcpstate() {
+	local got pumper
+	need ss tc
+	setup_module
+	$DS start tcp
+	hold 10 5131 hold.txt
+	# the last delayed ACKs out, the sessions idle
+	sleep 1
+	check "show sessions live: rtt, rttvar, cwnd, ssthresh, snd_wnd and unacked of 20 idle ends as ss -ti gives them" \
+		"sessions 20 same 20 ssthresh 0 cwnd 0 unacked 0" "$(tcpstate_snap 5131)"
+	$TG pump 10 5132 3000 > "$TMP/pump.txt" &
+	pumper=$!
+	defer kill_quiet $pumper
+	wait_for 30 grep -q ready "$TMP/pump.txt" || abort "tcpgen pump did not get ready"
+	tc qdisc add dev lo root netem loss 20% || abort "tc refused netem on lo"
+	defer netem_off
+	kill -USR1 $pumper
+	wait_for 120 grep -q "pumped 1" "$TMP/pump.txt" || abort "tcpgen pump did not pump under loss"
+	netem_off
+	sleep 1
+	got=$(tcpstate_snap 5132)
+	check "show sessions live: after loss, as ss -ti gives them; thresholds set, windows cut" \
+		"sessions 20 same 20 yes" \
+		"$(echo "$got" | awk '{ print $1, $2, $3, $4, ($6 > 0 && $8 > 0) ? "yes" : "no: " $0 }')"
+	tc qdisc add dev lo root netem delay 2s || abort "tc refused netem on lo"
+	kill -USR1 $pumper
+	# past the first retransmission timeout (some 200 ms), long before
+	# the ACK (4 s)
+	sleep 0.5
+	got=$(tcpstate_snap 5132)
+	check "show sessions live: during a held send, as ss -ti gives them; segments unacknowledged" \
+		"sessions 20 same 20 yes" \
+		"$(echo "$got" | awk '{ print $1, $2, $3, $4, ($10 > 0) ? "yes" : "no: " $0 }')"
 }

@@ -483,19 +483,23 @@ test_smc_linkgroups() {
 	# send buffer and RMB that SMC sock_diag gives; closes finish in a work
 	# item, so the gauges of the first run may take a moment to fall
 	wait_for 20 smc_in_use_settled || true
-	got=$(py - "$TMP/smc2.json" "$TMP/all.json" "$TMP/nl.json" <<-'PY'
+	# smc.ko's usage counters as smcnl.py reads them, after show smc's
+	py tests/lab/smcnl.py > "$TMP/nl2.json" || abort "smcnl.py failed"
+	got=$(py - "$TMP/smc2.json" "$TMP/all.json" "$TMP/nl.json" "$TMP/nl2.json" <<-'PY'
 	import json, sys
-	smc, socks, nl = (json.load(open(p)) for p in sys.argv[1:])
+	smc, socks, nl, nl2 = (json.load(open(p)) for p in sys.argv[1:])
 	m = smc["kernel"]["memory"]
 	diag = sum(s.get("sndbuf", 0) + s.get("rmb", 0) for s in socks)
+	usage = [t["usage"] for t in nl2["stats"].values() if t["usage"]]
 	pool = sum(g["sndbuf_alloc"] for g in nl["lgrs"]), sum(g["rmb_alloc"] for g in nl["lgrs"])
 	print("in use = diag:%s" % (m["in_use_bytes"] == diag),
+	      "= smcnl:%s" % (m["in_use_bytes"] == sum(sum(u) for u in usage) if usage else "no usage"),
 	      "pools = smc.ko's:%s" % ((m["sndbuf_pool_bytes"], m["rmb_pool_bytes"]) == pool),
 	      "connections:%d" % m["connections"])
 	PY
 	)
-	check "show smc: buffers in use are the held sockets' (sock_diag), the pools smc.ko's" \
-		"in use = diag:True pools = smc.ko's:True connections:$((2 * n))" "$got"
+	check "show smc: buffers in use are the held sockets' (sock_diag) and smc.ko's usage (smcnl.py), the pools smc.ko's" \
+		"in use = diag:True = smcnl:True pools = smc.ko's:True connections:$((2 * n))" "$got"
 	got=$($DS -j watch smc interval 100ms count 1 2>/dev/null | py -c "
 import json, sys
 f = json.loads(sys.stdin.readline())

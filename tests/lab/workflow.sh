@@ -26,7 +26,8 @@ test_record_diff() {
 		"$(($($KC snmp Udp NoPorts) - udp0))" \
 		"$(rec_site "$TMP/a.rec" NO_SOCKET ${UDP_SITE})"
 	check "record: the kernel release and build are the running kernel's" \
-		"kernel $(uname -r)" "$(grep '^kernel ' "$TMP/a.rec")"
+		"kernel $(uname -r)|$(uname -v)" \
+		"$(grep '^kernel ' "$TMP/a.rec")|$(sed -n "s/^build '\(.*\)'$/\1/p" "$TMP/a.rec")"
 	$DS record "$TMP/a2.rec"
 	$DS diff "$TMP/a.rec" "$TMP/a2.rec" > "$TMP/d0.txt"
 	rc=$?
