@@ -230,7 +230,8 @@ static int ds_ptest_run(u32 rounds)
 	int err = 0;
 
 	mutex_lock(&ds_lock);
-	on = (ds_running_parts() & DROPSCOPE_PARTS_ALL) == DROPSCOPE_PARTS_ALL;
+	/* every part this kernel has */
+	on = (ds_running_parts() | ds_parts_absent()) == DROPSCOPE_PARTS_ALL;
 	mutex_unlock(&ds_lock);
 	if (!on) {
 		pr_warn("preempt_test: start every part first\n");
