@@ -40,3 +40,21 @@ tap() {
 		failed=$((failed + 1))
 	fi
 }
+# skips_allowed TITLE TAP LIST: a lab suite's skips, each one that LIST
+# allows (tests/lab/skips: a test skips only where the kernel lacks what
+# it tests); any other is a failure, with a "not ok" line
+skips_allowed() {
+	local t k why test glob ok
+	while read -r t k why; do
+		ok=""
+		while read -r test glob _; do
+			# shellcheck disable=SC2053 # globs
+			[[ $test == \#* || -z $test ]] || [[ $t != $test || $k != $glob ]] || ok=1
+		done < "$3"
+		[ -z "$ok" ] || continue
+		echo "not ok - $1: test_$t skipped on $k, which tests/lab/skips does not allow: $why"
+		failed=$((failed + 1))
+	done < <(awk '/^# kernel / { k = $3; sub(/,$/, "", k) }
+		/^# test_[a-z0-9_]*$/ { t = substr($2, 6) }
+		/^ok .* # SKIP / { r = $0; sub(/.* # SKIP /, "", r); print t, k, r }' "$2")
+}

@@ -40,5 +40,21 @@ printf '%s\n' 'KTAP version 1' '# tests: 2' '# test_a' 'ok 1 a' '# test_a took 1
 	'# test_b' '# test_b took 0.1 s' '1..1' > "$T/silent"
 check "a test that ran and reported no result is a failure" "1 1 0 0 1" \
 	"$(counts "$T/silent" 0)"
+# skips SKIPS_LIST: the failures skips_allowed counts in $T/skips.tap
+skips() {
+	(
+		. scripts/ktap.sh
+		failed=0
+		skips_allowed suite "$T/skips.tap" "$1" > "$T/out"
+		echo "$failed $(grep -c '^not ok' "$T/out")"
+	)
+}
+printf '%s\n' 'KTAP version 1' '# kernel 7.2.13+deb14-amd64, 2 CPUs' '# test_smc_r' \
+	'ok 1 test_smc_r # SKIP no smc' '# test_smc_r took 0.1 s' '# test_accounting' \
+	'ok 2 accounting # SKIP no tool' '# test_accounting took 0.1 s' > "$T/skips.tap"
+printf '%s\n' '# allowed' 'smc_* 7.2.* no SMC' > "$T/list"
+check "a skip the list allows passes, one it does not fails" "1 1" "$(skips "$T/list")"
+printf '%s\n' 'smc_* 6.* no SMC' 'accounting * test' > "$T/list"
+check "a skip on a kernel the list does not name fails" "1 1" "$(skips "$T/list")"
 echo "1..$n"
 [ $nfail -eq 0 ]
