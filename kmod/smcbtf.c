@@ -33,6 +33,9 @@
 
 #include "dropscope.h"
 
+/* the header up to the string section, as every BTF producer writes it */
+#define DS_BTF_HDR_MIN	offsetofend(struct btf_header, str_len)
+
 /* vmlinux's BTF is some 6 MiB; anything far larger is not BTF */
 #define DS_BTF_MAX	(64U << 20)
 
@@ -92,8 +95,13 @@ static int ds_btf_sections(const void *data, size_t len, const u8 **types,
 	const struct btf_header *h = data;
 	u64 end;
 
-	if (len < sizeof(*h) || h->magic != BTF_MAGIC || h->version != 1 ||
-	    h->hdr_len < sizeof(*h) || h->hdr_len > len)
+	/*
+	 * The header grows at its end (7.x added a layout section): a
+	 * producer's may be shorter than this kernel's struct, never shorter
+	 * than the sections it reads here
+	 */
+	if (len < DS_BTF_HDR_MIN || h->magic != BTF_MAGIC || h->version != 1 ||
+	    h->hdr_len < DS_BTF_HDR_MIN || h->hdr_len > len)
 		return -EINVAL;
 	end = (u64)h->hdr_len + h->type_off + h->type_len;
 	if (end > len || h->type_off % 4)
