@@ -52,9 +52,10 @@ tc_stat() {
 }
 ifindex_of() { cat "/sys/class/net/$1/ifindex"; }
 
-# fq with a flow limit of 5 and a band limit of 30, paced to 80 kbit/s:
-# two CPUs send 300 datagrams each at once, one on a single flow (which
-# meets the flow limit), the other on 8 (which meet the band limit). The qdisc layer
+# fq with a flow limit of 5 and a band limit of 30, paced to 8 kbit/s (a
+# datagram every 0.1 s or so goes out): 50 datagrams on one flow meet the
+# flow limit; then two CPUs at once send 200 each on 8 flows of their own,
+# which fill the band (16 flows of 5 would be 80) and meet its limit. The qdisc layer
 # counts what tc counts (dropped, and flows_plimit for FLOW_LIMIT), and
 # per reason what the tracepoint saw; the kernel layer has each of them
 # too, as QDISC_DROP.
@@ -64,13 +65,14 @@ test_qdisc_fq() {
 	need tc
 	setup_module
 	qd_dummy "$d" 9
-	tc qdisc add dev "$d" root handle 8000: fq flow_limit 5 limit 30 maxrate 80kbit ||
+	tc qdisc add dev "$d" root handle 8000: fq flow_limit 5 limit 30 maxrate 8kbit ||
 		abort "tc refused fq"
 	qd_hist_on
 	$DS start
-	command python3 -c "$(qd_send_py 0 9 300 1)" &
+	py -c "$(qd_send_py 0 9 50 1)"
+	command python3 -c "$(qd_send_py 0 9 200 8)" &
 	g1=$!
-	command python3 -c "$(qd_send_py 1 9 300 8)" &
+	command python3 -c "$(qd_send_py 1 9 200 8)" &
 	g2=$!
 	wait $g1 $g2
 	$DS stop
