@@ -11,7 +11,9 @@
 # is built in a copy of the committed tree (git archive HEAD) under
 # build/mutants, with the patch applied: the CLI, the test programs and the
 # module for KERNEL (6.12 by default), with and without the preemptible-probe
-# test (PREEMPT_TEST=1); then scripts/lab runs its test there (CYCLES=1). JOBS mutants at a time (default: the number of CPUs).
+# test (PREEMPT_TEST=1), and netdevsim (scripts/netdevsim, built once in the
+# tree itself); then scripts/lab runs its test there (CYCLES=1). JOBS
+# mutants at a time (default: the number of CPUs).
 # A patch starts with "Test: NAME" and "Breaks: WHAT", and may say
 # "Kernel: K" (a test of what only some kernels have: that kernel rather
 # than KERNEL), then the diff.
@@ -50,7 +52,9 @@ mutant() {
 		(cd "$w" && patch -p1 -s < "$patch") &&
 			make -C "$w" --no-print-directory user testbins module KVER="$rel" &&
 			make -C "$w" --no-print-directory module KVER="$rel" PREEMPT_TEST=1 &&
-			make -C "$w" --no-print-directory oracle KVER="$rel"
+			make -C "$w" --no-print-directory oracle KVER="$rel" &&
+			mkdir -p "$w/build/netdevsim" &&
+			cp -r "$(dirname "$(scripts/netdevsim "$rel")")" "$w/build/netdevsim/"
 	} > "$top/$name.build" 2>&1 || { echo "build" > "$top/$name.verdict"; return; }
 	(cd "$w" && scripts/lab -k "$kernel" -- env CYCLES=1 tests/lab/run.sh -t "$test") \
 		> "$top/$name.tap" 2>&1 || rc=$?
