@@ -46,7 +46,7 @@ ifdef PREEMPT_TEST
 KBUILD_OUT := build/kmod-ptest/$(KVER)
 PTEST_FLAGS := DS_PREEMPT_TEST=1
 endif
-KSRC := Kbuild include $(wildcard kmod/*.c kmod/*.h kmod/*.mk)
+KSRC := include $(wildcard kmod/Kbuild kmod/*.c kmod/*.h kmod/*.mk)
 
 CC ?= cc
 PKGS := libnl-genl-3.0 libnl-3.0
@@ -104,7 +104,7 @@ module:
 		"one of: $$(ls /lib/modules | tr '\n' ' ')" >&2; exit 1; }
 	@mkdir -p $(KBUILD_OUT)/kmod
 	@for f in $(KSRC); do ln -sfn $(CURDIR)/$$f $(KBUILD_OUT)/$$f; done
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KBUILD_OUT) $(KFLAGS) $(PTEST_FLAGS) \
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KBUILD_OUT)/kmod $(KFLAGS) $(PTEST_FLAGS) \
 		$(if $(findstring $(SID_CACHE)/,$(KDIR)),CHECK=$(SID_CACHE)/sparse/sparse) modules
 	$(if $(PREEMPT_TEST),,cp $(KBUILD_OUT)/kmod/dropscope.ko kmod/dropscope.ko)
 
@@ -221,8 +221,8 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR ?= $(PREFIX)/share/doc/dropscope
 MODDIR ?= /lib/modules/$(KVER)/updates
 # the module's source, as DKMS and the -dkms package take it
-DKMS_SRC := Kbuild Makefile dkms.conf include/uapi/linux/dropscope.h \
-	$(wildcard kmod/*.c kmod/*.h kmod/*.mk)
+DKMS_SRC := Makefile dkms.conf include/uapi/linux/dropscope.h \
+	$(wildcard kmod/Kbuild kmod/*.c kmod/*.h kmod/*.mk)
 DKMS_DIR ?= /usr/src/dropscope-$(VERSION)
 
 build/dropscope.bash: user/dropscope

@@ -32,9 +32,6 @@
  * was taken away: no probe sees it then.
  */
 
-/* KBUILD_MODNAME is "kmod/dropscope": the module's name is dropscope */
-#define pr_fmt(fmt) "dropscope: " fmt
-
 #include <linux/filter.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>

@@ -93,6 +93,6 @@ endif
 # the SMC probes' prototypes against it.
 ifneq ($(wildcard $(srctree)/net/smc/smc_tracepoint.h),)
 ccflags-y += -DDS_HAVE_SMC_TP_HEADER
-kmod/dropscope-y += kmod/smctp.o
-CFLAGS_kmod/smctp.o += -I$(srctree)/net/smc
+dropscope-y += smctp.o
+CFLAGS_smctp.o += -I$(srctree)/net/smc
 endif

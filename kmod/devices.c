@@ -12,9 +12,6 @@
  * Writers are netdevice notifiers, serialised by RTNL.
  */
 
-/* KBUILD_MODNAME is "kmod/dropscope": the module's name is dropscope */
-#define pr_fmt(fmt) "dropscope: " fmt
-
 #include <linux/hash.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>

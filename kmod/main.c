@@ -6,9 +6,6 @@
  * parts and what each owns.
  */
 
-/* KBUILD_MODNAME is "kmod/dropscope": the module's name is dropscope */
-#define pr_fmt(fmt) "dropscope: " fmt
-
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 

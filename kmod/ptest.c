@@ -53,9 +53,6 @@
  * otherwise; one run at a time.
  */
 
-/* KBUILD_MODNAME is "kmod/dropscope": the module's name is dropscope */
-#define pr_fmt(fmt) "dropscope: " fmt
-
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/ktime.h>

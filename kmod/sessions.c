@@ -55,9 +55,6 @@
  * runs. Until then, and when no process ever touched it, the PID is 0.
  */
 
-/* KBUILD_MODNAME is "kmod/dropscope": the module's name is dropscope */
-#define pr_fmt(fmt) "dropscope: " fmt
-
 #include <linux/hash.h>
 #include <linux/kprobes.h>
 #include <linux/ktime.h>

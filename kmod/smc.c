@@ -34,9 +34,6 @@
  * everything else runs under ds_lock.
  */
 
-/* KBUILD_MODNAME is "kmod/dropscope": the module's name is dropscope */
-#define pr_fmt(fmt) "dropscope: " fmt
-
 #include <linux/module.h>
 #include <linux/notifier.h>
 #include <linux/percpu.h>

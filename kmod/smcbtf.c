@@ -21,9 +21,6 @@
  * before use. Process context; it sleeps (file reads, kvmalloc).
  */
 
-/* KBUILD_MODNAME is "kmod/dropscope": the module's name is dropscope */
-#define pr_fmt(fmt) "dropscope: " fmt
-
 #include <linux/btf.h>
 #include <linux/err.h>
 #include <linux/fs.h>

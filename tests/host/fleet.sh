@@ -90,7 +90,7 @@ kernels=$(scripts/kernels "6.1 6.12 rt")
 
 # what the tree's make dkms-install does, on every kernel with headers
 mkdir -p "$R/tmp/src"
-cp -r Kbuild Makefile dkms.conf include kmod user man "$R/tmp/src/"
+cp -r Makefile dkms.conf include kmod user man "$R/tmp/src/"
 rm -f "$R/tmp/src/kmod/"*.ko "$R/tmp/src/user/dropscope"
 if in_root make -C /tmp/src --no-print-directory dkms-install > "$W/dkms.log" 2>&1; then
 	ok "make dkms-install"

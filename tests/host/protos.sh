@@ -52,12 +52,12 @@ kernels=("$@")
 tree() {
 	rm -rf "$1"
 	mkdir -p "$1"
-	cp -r Kbuild include kmod "$1/"
+	cp -r include kmod "$1/"
 	rm -f "$1"/kmod/*.ko "$1"/kmod/*.o
 }
 # build DIR KDIR FILE: make FILE's object only; its messages in DIR/log
 build() {
-	make -C "$2" M="$1" "kmod/${3%.c}.o" >"$1/log" 2>&1
+	make -C "$2" M="$1/kmod" "${3%.c}.o" >"$1/log" 2>&1
 }
 # kdir KERNEL: the build tree of a release (Debian unstable's in the
 # cache of scripts/sid-kernels), or the tree given
