@@ -46,7 +46,7 @@ ifdef PREEMPT_TEST
 KBUILD_OUT := build/kmod-ptest/$(KVER)
 PTEST_FLAGS := DS_PREEMPT_TEST=1
 endif
-KSRC := include $(wildcard kmod/Kbuild kmod/*.c kmod/*.h kmod/*.mk)
+KSRC := include $(wildcard kmod/Kbuild kmod/*.c kmod/*.h kmod/*.mk kmod/smc/*.[ch])
 
 CC ?= cc
 PKGS := libnl-genl-3.0 libnl-3.0
@@ -102,7 +102,7 @@ module:
 	@test -d $(KDIR) || { echo "no kernel headers in $(KDIR):" \
 		"install linux-headers-$(KVER), or make KVER=<release> with" \
 		"one of: $$(ls /lib/modules | tr '\n' ' ')" >&2; exit 1; }
-	@mkdir -p $(KBUILD_OUT)/kmod
+	@mkdir -p $(KBUILD_OUT)/kmod/smc
 	@for f in $(KSRC); do ln -sfn $(CURDIR)/$$f $(KBUILD_OUT)/$$f; done
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KBUILD_OUT)/kmod $(KFLAGS) $(PTEST_FLAGS) \
 		$(if $(findstring $(SID_CACHE)/,$(KDIR)),CHECK=$(SID_CACHE)/sparse/sparse) modules
@@ -222,7 +222,7 @@ DOCDIR ?= $(PREFIX)/share/doc/dropscope
 MODDIR ?= /lib/modules/$(KVER)/updates
 # the module's source, as DKMS and the -dkms package take it
 DKMS_SRC := Makefile dkms.conf include/uapi/linux/dropscope.h \
-	$(wildcard kmod/Kbuild kmod/*.c kmod/*.h kmod/*.mk)
+	$(wildcard kmod/Kbuild kmod/*.c kmod/*.h kmod/*.mk kmod/smc/*.[ch])
 DKMS_DIR ?= /usr/src/dropscope-$(VERSION)
 
 build/dropscope.bash: user/dropscope

@@ -89,10 +89,10 @@ $(call ds_unknown,qdisc:qdisc_drop,qdisc.h,$(ds_tp))
 endif
 
 # The SMC tracepoints' header is private to net/smc, in no headers package:
-# in a whole kernel tree (one's own, the lab's debug kernel), smctp.c checks
+# in a whole kernel tree (one's own, the lab's debug kernel), smc/tp.c checks
 # the SMC probes' prototypes against it.
 ifneq ($(wildcard $(srctree)/net/smc/smc_tracepoint.h),)
 ccflags-y += -DDS_HAVE_SMC_TP_HEADER
-dropscope-y += smctp.o
-CFLAGS_smctp.o += -I$(srctree)/net/smc
+dropscope-y += smc/tp.o
+CFLAGS_smc/tp.o += -I$(srctree)/net/smc
 endif

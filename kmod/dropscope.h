@@ -3,33 +3,8 @@
  * Internal interfaces between the parts of dropscope.ko.
  *
  * Each piece of state has one owner, and the files follow the execution
- * context their code runs in:
- *
- *   probe.c    the skb:kfree_skb probe and its per-CPU tables: any context,
- *              hard IRQ included, lockless
- *   sites.c    the folder of the drop path: per-CPU shadows, the sites, the
- *              drop statistics; under ds_lock, process context
- *   rules.c    the mask rules and the filter they ask of the probe; under
- *              ds_lock
- *   devices.c  the netns of live devices, for the probe; under RTNL
- *   alert.c    alert rounds, alert control and its statistics; under
- *              ds_lock
- *   monitor.c  running or stopped, the interval worker, and the list of
- *              sources of events; under ds_lock
- *   family.c   the generic netlink family, its group and the headers of
- *              the messages sent unasked: a leaf
- *   netlink.c  the commands: requests in, replies out; called by nobody
- *              (family.c registers them). Each part writes its own nests
- *              (ds_site_put(), ds_sess_put(), ds_smc_fill(),
- *              ds_capture_fill())
- *   reasons.c  the running kernel's drop reason names
- *   sessions.c the TCP sessions: state-change and reset hooks, the session
- *              table (under a raw spinlock), per-CPU drop cells the drop
- *              probe bumps locklessly, and the ring of recent closes
- *
- *   smc.c      the smc.ko tracepoints, hooked through a tracepoint module
- *              notifier, and their per-CPU counters; lockless in the
- *              probes, under ds_lock otherwise
+ * context their code runs in; Documentation/design.md maps them. Each
+ * section below is one file's interface, under its name.
  *
  * A source of events (drops, TCP sessions, SMC) plugs into monitor.c with a
  * struct ds_source: monitor.c attaches and detaches it, folds it on every
@@ -132,11 +107,20 @@ struct ds_round;
  *           hooks are attached (then per-CPU state must be kept, and
  *           every source was folded right before)
  *   free:   module exit; no command can run any more
+ * and, where a source needs them:
+ *   init, exit: module load and unload, outside ds_lock: what the source
+ *           keeps for the module's lifetime (ds_sources_init())
+ *   size, fill: its state for its own GET command, in one nest of at most
+ *           size() bytes; folded right before
  */
 struct ds_source {
 	const char *name;
 	u32 part;		/* DROPSCOPE_PART_* */
 	const char *absent;	/* why this kernel cannot run it, or NULL */
+	int (*init)(void);
+	void (*exit)(void);
+	size_t (*size)(void);
+	int (*fill)(struct sk_buff *msg);
 	int (*attach)(struct netlink_ext_ack *extack);
 	void (*detach)(void);
 	void (*fold)(void);
@@ -158,6 +142,9 @@ struct ds_sink {
 };
 
 void ds_monitor_init(void);
+int ds_sources_init(void);
+void ds_sources_exit(void);
+const struct ds_source *ds_source(u32 part);
 void ds_monitor_exit(void);
 void ds_monitor_free(void);
 int ds_start(u32 parts, struct netlink_ext_ack *extack);
@@ -718,45 +705,23 @@ int ds_sess_events_set(const struct net *net, u32 portid, u32 mask,
 		       struct netlink_ext_ack *extack);
 u32 ds_sess_events_mask(void);
 
-/* The SMC part tells the session of sk (an SMC socket's TCP) its mode. */
+/* An SMC socket's TCP session (sk) learns its mode. */
 void ds_sess_smc(const struct sock *sk, u8 mode, u32 reason);
 /*
- * sock:inet_sock_set_state has one probe (sessions.c) for the sessions and
- * for SMC's listeners: registered while either holds it, under ds_lock.
- * After a put, the caller waits with tracepoint_synchronize_unregister().
+ * Another source's view of TCP listeners (SMC's, for the owners of its
+ * servers): the state probe calls fn, in any context, for each TCP socket
+ * that starts or stops listening. One watcher; under ds_lock. After
+ * ds_tcp_unwatch_listen(), the caller waits with
+ * tracepoint_synchronize_unregister().
  */
-int ds_state_hook_get(void);
-void ds_state_hook_put(void);
+typedef void (*ds_listen_fn)(const struct sock *sk, int oldstate,
+			     int newstate);
+int ds_tcp_watch_listen(ds_listen_fn fn);
+void ds_tcp_unwatch_listen(void);
 
-/* ---- smc.c: the smc.ko tracepoints ----------------------------------- */
+/* ---- smc/: SMC, a source of its own (kmod/smc/smc.h) ---------------- */
 
 extern const struct ds_source ds_smc_source;
-
-int ds_smc_init(void);
-void ds_smc_exit(void);
-/*
- * The SMC_GET reply: one DROPSCOPE_A_SMC nest, the fallbacks and their
- * owners, at most ds_smc_size() bytes. Folded, under ds_lock.
- */
-size_t ds_smc_size(void);
-int ds_smc_fill(struct sk_buff *msg);
-/*
- * The probes, in the tracepoints' types (opaque: net/smc's own). Found by
- * name; smctp.c checks their prototypes against the tracepoints' header
- * where the kernel tree has it (DS_HAVE_SMC_TP_HEADER).
- */
-struct smc_link;
-struct smc_sock;
-void ds_smc_fallback_probe(void *data, const struct smc_sock *smc,
-			   int fallback_rsn);
-void ds_smc_tx_probe(void *data, const struct smc_sock *smc, size_t len);
-void ds_smc_rx_probe(void *data, const struct smc_sock *smc, size_t len);
-void ds_smc_link_down_probe(void *data, const struct smc_link *lnk,
-			    void *location);
-void ds_smc_check_probes(void);
-/* On while SMC's listeners are watched: the state probe's SMC part. */
-DECLARE_STATIC_KEY_FALSE(ds_smc_listen_key);
-void ds_smc_listen_change(const struct sock *sk, int oldstate, int newstate);
 
 /* ---- capture.c: dropped packets, filtered, to their capturing socket -- */
 
@@ -775,24 +740,6 @@ int ds_capture_fill(struct sk_buff *msg, const void *cap);
 void ds_capture_free(struct ds_cap *c);
 int ds_capture_init(void);
 void ds_capture_exit(void);
-
-/* ---- smcbtf.c: the layout of smc.ko's sockets, from BTF --------------- */
-
-/* IB_DEVICE_NAME_MAX: an RDMA device's name, its NUL included */
-#define DS_SMC_DEV_NAME	64
-
-/* Byte offsets into smc.ko's structs; all valid when known is set. */
-struct ds_smc_layout {
-	bool known;
-	u32 conn_lnk;		/* smc_sock.conn.lnk: SMC-R's link, or NULL */
-	u32 clcsock;		/* smc_sock.clcsock: the struct socket of TCP */
-	u32 listen_smc;		/* smc_sock.listen_smc: a server's listener */
-	u32 ibname;		/* smc_link.ibname: the RDMA device's name */
-	u32 ibname_len;		/* its bytes, at most DS_SMC_DEV_NAME */
-};
-
-int ds_smc_btf_resolve(struct ds_smc_layout *l, const void *btf,
-		       size_t btf_len, bool builtin);
 
 /* ---- stacks.c: the kernel stacks behind drops ------------------------- */
 

@@ -64,12 +64,12 @@ static int __init ds_init(void)
 	err = ds_sessions_init();
 	if (err)
 		goto err_devices;
-	err = ds_smc_init();
+	err = ds_sources_init();
 	if (err)
 		goto err_sessions;
 	err = ds_capture_init();
 	if (err)
-		goto err_smc;
+		goto err_sources;
 	err = ds_traps_init();
 	if (err)
 		goto err_capture;
@@ -90,8 +90,8 @@ err_traps:
 	ds_traps_exit();
 err_capture:
 	ds_capture_exit();
-err_smc:
-	ds_smc_exit();
+err_sources:
+	ds_sources_exit();
 err_sessions:
 	ds_sessions_exit();
 err_devices:
@@ -119,7 +119,7 @@ static void __exit ds_exit(void)
 	ds_monitor_free();
 	ds_qdiscs_exit();
 	ds_traps_exit();
-	ds_smc_exit();
+	ds_sources_exit();
 	ds_sessions_exit();
 	ds_devices_exit();
 	ds_sites_exit();

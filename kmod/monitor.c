@@ -41,6 +41,45 @@ static struct {
 	struct delayed_work work;
 } mon;
 
+/* Module load: the sources' own init, in order; undone if one fails. */
+int ds_sources_init(void)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(ds_sources); i++) {
+		err = ds_sources[i]->init ? ds_sources[i]->init() : 0;
+		if (err)
+			goto err;
+	}
+	return 0;
+err:
+	while (i--)
+		if (ds_sources[i]->exit)
+			ds_sources[i]->exit();
+	return err;
+}
+
+void ds_sources_exit(void)
+{
+	size_t i = ARRAY_SIZE(ds_sources);
+
+	while (i--)
+		if (ds_sources[i]->exit)
+			ds_sources[i]->exit();
+}
+
+/* The source of a part (one DROPSCOPE_PART_* bit). */
+const struct ds_source *ds_source(u32 part)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ds_sources); i++)
+		if (ds_sources[i]->part == part)
+			return ds_sources[i];
+	return NULL;
+}
+
 u64 ds_epoch(void)
 {
 	lockdep_assert_held(&ds_lock);

@@ -343,16 +343,18 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 	return 0;
 }
 
-static int ds_fill_smc(struct sk_buff *msg, const void *arg)
+static int ds_fill_source(struct sk_buff *msg, const void *src)
 {
-	return ds_smc_fill(msg);
+	return ((const struct ds_source *)src)->fill(msg);
 }
 
 static int ds_cmd_smc_get(struct sk_buff *skb, struct genl_info *info)
 {
+	const struct ds_source *src = ds_source(DROPSCOPE_PART_SMC);
+
 	ds_fold_all();
-	return ds_reply(info, DROPSCOPE_CMD_SMC_GET, ds_smc_size(), ds_fill_smc,
-			NULL);
+	return ds_reply(info, DROPSCOPE_CMD_SMC_GET, src->size(),
+			ds_fill_source, src);
 }
 
 static int ds_cmd_stats_get(struct sk_buff *skb, struct genl_info *info)

@@ -156,7 +156,7 @@ void ds_rules_judge(struct ds_site *site)
 }
 
 /* An SMC fallback of reason code *k; only rules on SMC fallbacks match. */
-static bool ds_smc_matches(const struct ds_rule *r, const void *k)
+static bool ds_fallback_matches(const struct ds_rule *r, const void *k)
 {
 	return (r->match & DS_M_SMC) && r->smc == *(const u32 *)k;
 }
@@ -169,7 +169,7 @@ static bool ds_smc_matches(const struct ds_rule *r, const void *k)
 int ds_rules_judge_smc(u32 code, bool *masked)
 {
 	lockdep_assert_held(&ds_lock);
-	return ds_verdict(rs.rules, rs.nrules, rs.nonly_smc, ds_smc_matches,
+	return ds_verdict(rs.rules, rs.nrules, rs.nonly_smc, ds_fallback_matches,
 			  &code, masked);
 }
 

@@ -6,10 +6,11 @@
  * Hooks: sock:inet_sock_set_state (births, state changes, deaths),
  * tcp:tcp_send_reset and tcp:tcp_receive_reset. None of them is per
  * packet; they are not all exported to modules, so they are found by name.
- * The state probe serves SMC's listeners too (ds_smc_listen_change()):
- * registered once while either needs it (ds_state_hook_get()), it costs a
- * state change one call, not two; without sessions it returns at a static
- * branch. Drops reach sessions from the drop probe (ds_sess_drop()).
+ * The state probe serves another source's view of listeners too
+ * (ds_tcp_watch_listen(): SMC's): registered once while either needs it
+ * (ds_state_hook_get()), it costs a state change one call, not two;
+ * without sessions it returns at a static branch. Drops reach sessions
+ * from the drop probe (ds_sess_drop()).
  *
  * Locking. The table (entries, hash, free list), the ring and the
  * statistics are under tcp.lock, a raw spinlock taken with interrupts
@@ -18,10 +19,10 @@
  * spinlock_t (a sleeping lock there) could not be taken. With every
  * shared write under it, the hooks are safe preemptible as well (a
  * tracepoint may call them so: see ds_probe_begin()). Every section
- * under it is short and bounded (a hash walk, a copy of one entry or record). State changes and
- * resets are per session, not per packet, so one lock is cheap enough;
- * the state changes that have nothing to tell a session do not take it
- * (ds_state_probe()).
+ * under it is short and bounded (a hash walk, a copy of one entry or
+ * record). State changes and resets are per session, not per packet, so
+ * one lock is cheap enough; the state changes that have nothing to tell a
+ * session do not take it (ds_state_probe()).
  *
  * Drops are per packet and come in any context, hard IRQ included: they
  * take no lock. The drop path finds the entry by socket pointer in a hash
@@ -618,15 +619,21 @@ static int ds_tlp_pre(struct kprobe *p, struct pt_regs *regs)
  * owns no process, and the addresses are read already. It is not looked
  * up; a live session's state is read from its socket when it is dumped.
  */
+static ds_listen_fn ds_listen_watcher;
+static DEFINE_STATIC_KEY_FALSE(ds_listen_key);
+
 static notrace void ds_state_probe(void *data, const struct sock *sk,
 				   const int oldstate, const int newstate)
 {
 	if (sk->sk_protocol != IPPROTO_TCP || sk->sk_type != SOCK_STREAM)
 		return;
-	/* SMC's listeners share the probe: one call a change, not two */
-	if (static_branch_unlikely(&ds_smc_listen_key) &&
-	    (oldstate == TCP_LISTEN || newstate == TCP_LISTEN))
-		ds_smc_listen_change(sk, oldstate, newstate);
+	/* a watcher of listeners shares the probe: one call a change */
+	if (static_branch_unlikely(&ds_listen_key) &&
+	    (oldstate == TCP_LISTEN || newstate == TCP_LISTEN)) {
+		ds_listen_fn fn = READ_ONCE(ds_listen_watcher);
+
+		fn(sk, oldstate, newstate);
+	}
 	if (!static_branch_unlikely(&ds_sess_drops_key))
 		return;
 	if (static_branch_unlikely(&ds_ev_states_key))
@@ -929,10 +936,14 @@ static void ds_sess_find_open(void)
 	kfree(nets);
 }
 
-/* Users of ds_tps[0], sock:inet_sock_set_state: sessions and SMC. */
+/*
+ * Users of ds_tps[0], sock:inet_sock_set_state: sessions and a watcher of
+ * listeners. After a put, the caller waits with
+ * tracepoint_synchronize_unregister().
+ */
 static unsigned int ds_state_users;
 
-int ds_state_hook_get(void)
+static int ds_state_hook_get(void)
 {
 	int err;
 
@@ -949,12 +960,33 @@ int ds_state_hook_get(void)
 	return 0;
 }
 
-void ds_state_hook_put(void)
+static void ds_state_hook_put(void)
 {
 	lockdep_assert_held(&ds_lock);
 	if (WARN_ON_ONCE(!ds_state_users) || --ds_state_users)
 		return;
 	tracepoint_probe_unregister(ds_tps[0].tp, ds_tps[0].probe, NULL);
+}
+
+int ds_tcp_watch_listen(ds_listen_fn fn)
+{
+	int err;
+
+	lockdep_assert_held(&ds_lock);
+	err = ds_state_hook_get();
+	if (err)
+		return err;
+	/* the key's enabling orders the store before the probe's load */
+	WRITE_ONCE(ds_listen_watcher, fn);
+	static_branch_enable(&ds_listen_key);
+	return 0;
+}
+
+void ds_tcp_unwatch_listen(void)
+{
+	lockdep_assert_held(&ds_lock);
+	static_branch_disable(&ds_listen_key);
+	ds_state_hook_put();
 }
 
 /* ---- who wants session events: under ds_lock -------------------------- */

@@ -4,7 +4,8 @@
 # kmod/netlink.c holds the commands and is called by no other file of
 # kmod/ (its only global symbols are the ops that kmod/family.c registers),
 # kmod/family.c, the family, calls no function of the module's own, and
-# kmod/monitor.c drives capture through its struct ds_sink alone.
+# kmod/monitor.c drives capture through its struct ds_sink alone, and SMC
+# is named outside kmod/smc/ by the source table alone.
 # The CLI: user/lib/ calls nothing above it, a command file (user/*.c but
 # the shell: main.c, cmd.c, complete.c) calls user/lib/ only, and netlink
 # attributes (nla_*) are read and written in user/lib/ alone. Prints KTAP.
@@ -35,6 +36,13 @@ result "$([ -z "$foreign" ] && echo 1)" "kmod/family.c calls no function of the 
 # capture reaches the rounds through its struct ds_sink, as sources do
 named=$(grep -oE '\bds_capture_[a-z_]+\(' kmod/monitor.c | tr -d '(' | sort -u | paste -sd ' ')
 result "$([ -z "$named" ] && echo 1)" "kmod/monitor.c drives capture through its ops (struct ds_sink), never by name" "it names: $named"
+# SMC is a source of its own: outside kmod/smc/, only the source table
+# (kmod/monitor.c) and its declaration (kmod/dropscope.h) name it, and
+# nothing names any other ds_smc_ symbol; smc.c names no core file's
+# statics either way
+named=$(grep -noE '\bds_smc_[a-z0-9_]+' kmod/*.c kmod/*.h |
+	grep -vE '^kmod/(monitor\.c|dropscope\.h):[0-9]+:ds_smc_source$' | paste -sd ' ')
+result "$([ -z "$named" ] && echo 1)" "no file outside kmod/smc/ names SMC but the source table" "named: $named"
 
 # The CLI's objects: who defines each global symbol, who uses it.
 obj=$(mktemp -d)

@@ -30,10 +30,10 @@ mutants=(
 	"hw.c|hw.c||devlink_trap_report|				  const struct devlink_trap_metadata *md)|				  const struct devlink_trap_metadata *md, int more)"
 )
 smc_mutants=(
-	"smc.c,dropscope.h|smctp.c|smc.c|smc_switch_to_fallback|			   int fallback_rsn)|			   long fallback_rsn)"
-	"smc.c,dropscope.h|smctp.c|smc.c|smc_tx_sendmsg|void ds_smc_tx_probe(void *data, const struct smc_sock *smc, size_t len)|void ds_smc_tx_probe(void *data, const struct smc_sock *smc, size_t len, int more)"
-	"smc.c,dropscope.h|smctp.c|smc.c|smc_rx_recvmsg|void ds_smc_rx_probe(void *data, const struct smc_sock *smc, size_t len)|void ds_smc_rx_probe(void *data, const struct smc_sock *smc, u32 len)"
-	"smc.c,dropscope.h|smctp.c|smc.c|smcr_link_down|void ds_smc_link_down_probe(void *data, const struct smc_link *lnk,|void ds_smc_link_down_probe(void *data, const struct smc_sock *lnk,"
+	"smc/smc.c,smc/smc.h|smc/tp.c|smc/smc.c|smc_switch_to_fallback|			   int fallback_rsn)|			   long fallback_rsn)"
+	"smc/smc.c,smc/smc.h|smc/tp.c|smc/smc.c|smc_tx_sendmsg|void ds_smc_tx_probe(void *data, const struct smc_sock *smc, size_t len)|void ds_smc_tx_probe(void *data, const struct smc_sock *smc, size_t len, int more)"
+	"smc/smc.c,smc/smc.h|smc/tp.c|smc/smc.c|smc_rx_recvmsg|void ds_smc_rx_probe(void *data, const struct smc_sock *smc, size_t len)|void ds_smc_rx_probe(void *data, const struct smc_sock *smc, u32 len)"
+	"smc/smc.c,smc/smc.h|smc/tp.c|smc/smc.c|smcr_link_down|void ds_smc_link_down_probe(void *data, const struct smc_link *lnk,|void ds_smc_link_down_probe(void *data, const struct smc_sock *lnk,"
 )
 # kernels whose skb:kfree_skb has no rx_sk hook UDP's failure to queue
 # kernels that have qdisc:qdisc_drop (7.0 on), unexported: found by name
@@ -53,7 +53,7 @@ tree() {
 	rm -rf "$1"
 	mkdir -p "$1"
 	cp -r include kmod "$1/"
-	rm -f "$1"/kmod/*.ko "$1"/kmod/*.o
+	rm -f "$1"/kmod/*.ko "$1"/kmod/*.o "$1"/kmod/smc/*.o
 }
 # build DIR KDIR FILE: make FILE's object only; its messages in DIR/log
 build() {
@@ -109,8 +109,8 @@ try() {
 echo "KTAP version 1"
 for kern in "${kernels[@]}"; do
 	k=$(kdir "$kern")
-	files=(sessions.c smc.c scope.c probe.c hw.c qdisc.c)
-	smc_header "$k" && files+=(smctp.c)
+	files=(sessions.c smc/smc.c scope.c probe.c hw.c qdisc.c)
+	smc_header "$k" && files+=(smc/tp.c)
 	for f in "${files[@]}"; do
 		tree "$T/c"
 		if build "$T/c" "$k" "$f"; then

@@ -10,6 +10,7 @@
 #include "smc_tracepoint.h"
 
 #include "dropscope.h"
+#include "smc.h"
 
 void ds_smc_check_probes(void)
 {

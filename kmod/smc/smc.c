@@ -15,9 +15,9 @@
  * socket nobody has accepted yet (no struct socket), the client side on
  * the socket of the process that connected, as smc_stat_fallback() counts
  * them. Lengths are the probes' own arguments. Beyond that, a few member
- * offsets read from the kernel's BTF (smcbtf.c) give the mode and device
+ * offsets read from the kernel's BTF (btf.c) give the mode and device
  * of a send or receive (the link, as the tracepoint itself reads it), the
- * TCP socket under an SMC socket (its session's mode, sessions.c), and a
+ * TCP socket under an SMC socket (its session's mode, the tcp source's), and a
  * server side's listener, whose owner is the process seen making it
  * listen (a TCP_LISTEN change of a kernel socket in a user's context: how
  * an SMC listener's TCP socket starts listening). Without BTF the part
@@ -46,6 +46,7 @@
 #include <uapi/linux/dropscope.h>
 
 #include "dropscope.h"
+#include "smc.h"
 
 /*
  * Two tables per CPU, of keys and counts. Fallbacks are counted under
@@ -133,7 +134,7 @@ struct ds_smc_devsum {
 
 /*
  * The listeners seen to start listening, and their owners. The state
- * probe (sessions.c, ds_smc_listen_change()) adds and removes them in
+ * probe (the tcp source's, ds_smc_listen_change()) adds and removes them in
  * process context; the
  * fallback probe looks one up from the kernel worker of the server side.
  */
@@ -181,7 +182,7 @@ static struct {
 	struct ds_smc_devsum devs[DS_SMC_DEVS_FOLDED];
 	/* set before the probes are hooked, never while they are */
 	struct ds_smc_layout l;
-	bool state_hooked;	/* holds the state probe (sessions.c) */
+	bool state_hooked;	/* watches listeners (the tcp source) */
 	raw_spinlock_t listen_lock;
 	struct ds_smc_listener listeners[DS_SMC_LISTENERS];
 } smc = {
@@ -221,7 +222,7 @@ ds_smc_slot(struct ds_smc_slot __percpu *t, u64 key, bool *fresh)
 	return NULL;
 }
 
-/* A pointer member of an SMC socket at offset off (smcbtf.c). */
+/* A pointer member of an SMC socket at offset off (btf.c). */
 static __always_inline const void *ds_smc_ptr(const void *smc, u32 off)
 {
 	return READ_ONCE(*(const void * const *)((const u8 *)smc + off));
@@ -314,7 +315,7 @@ static void ds_smc_fallback(const struct sock *sk, int fallback_rsn)
 
 /*
  * The probes take the tracepoints' own types, opaque here (their header is
- * private to net/smc: smctp.c checks them where it is there); struct sock
+ * private to net/smc: tp.c checks them where it is there); struct sock
  * is the first member of struct smc_sock.
  */
 void ds_smc_fallback_probe(void *data, const struct smc_sock *smc,
@@ -414,10 +415,8 @@ void ds_smc_rx_probe(void *data, const struct smc_sock *smc, size_t len)
  * owned by that process. A listener that finds the table full has no
  * owner.
  */
-DEFINE_STATIC_KEY_FALSE(ds_smc_listen_key);
-
-/* From the state probe (sessions.c), for a TCP socket to or from LISTEN */
-void ds_smc_listen_change(const struct sock *sk, int oldstate, int newstate)
+/* From the tcp source's state probe: a TCP socket to or from LISTEN */
+static void ds_smc_listen_change(const struct sock *sk, int oldstate, int newstate)
 {
 	unsigned long flags;
 	u32 i;
@@ -584,8 +583,7 @@ static void ds_smc_state_unhook(void)
 {
 	if (!smc.state_hooked)
 		return;
-	static_branch_disable(&ds_smc_listen_key);
-	ds_state_hook_put();
+	ds_tcp_unwatch_listen();
 	smc.state_hooked = false;
 }
 
@@ -623,10 +621,8 @@ static int ds_smc_attach(struct netlink_ext_ack *extack)
 	if (smc.attached)
 		return 0;
 	/* listeners, for the owners of server sides */
-	if (!ds_state_hook_get()) {
-		static_branch_enable(&ds_smc_listen_key);
+	if (!ds_tcp_watch_listen(ds_smc_listen_change))
 		smc.state_hooked = true;
-	}
 	/* SMC built into the kernel: its tracepoints are the kernel's */
 	for_each_kernel_tracepoint(ds_smc_find_builtin, &builtin);
 	mutex_lock(&ds_smc_tp_lock);
@@ -914,17 +910,6 @@ static void ds_smc_free(void)
 {
 }
 
-const struct ds_source ds_smc_source = {
-	.name = "smc",
-	.part = DROPSCOPE_PART_SMC,
-	.attach = ds_smc_attach,
-	.detach = ds_smc_detach,
-	.fold = ds_smc_fold,
-	.alert = ds_smc_alert,
-	.reset = ds_smc_reset,
-	.free = ds_smc_free,
-};
-
 /* ---- the SMC_GET reply: under ds_lock, folded ------------------------- */
 
 static const int ds_smc_attr[DS_SMC_NCTR] = {
@@ -983,7 +968,7 @@ static int ds_smc_fill_devs(struct sk_buff *msg)
 }
 
 /* The attributes of ds_smc_fill(), at most. */
-size_t ds_smc_size(void)
+static size_t ds_smc_size(void)
 {
 	lockdep_assert_held(&ds_lock);
 	return nla_total_size(0) +			/* DROPSCOPE_A_SMC */
@@ -1008,7 +993,7 @@ static int ds_smc_fill_table(struct sk_buff *msg, int type,
 	return 0;
 }
 
-int ds_smc_fill(struct sk_buff *msg)
+static int ds_smc_fill(struct sk_buff *msg)
 {
 	struct nlattr *nest;
 	u64 fallbacks = 0, masked = 0;
@@ -1046,7 +1031,7 @@ err:
 	return -EMSGSIZE;
 }
 
-int ds_smc_init(void)
+static int ds_smc_init(void)
 {
 #ifdef DS_HAVE_SMC_TP_HEADER
 	ds_smc_check_probes();
@@ -1055,7 +1040,22 @@ int ds_smc_init(void)
 	return smc.pc ? 0 : -ENOMEM;
 }
 
-void ds_smc_exit(void)
+static void ds_smc_exit(void)
 {
 	free_percpu(smc.pc);
 }
+
+const struct ds_source ds_smc_source = {
+	.name = "smc",
+	.part = DROPSCOPE_PART_SMC,
+	.attach = ds_smc_attach,
+	.detach = ds_smc_detach,
+	.fold = ds_smc_fold,
+	.alert = ds_smc_alert,
+	.reset = ds_smc_reset,
+	.free = ds_smc_free,
+	.init = ds_smc_init,
+	.exit = ds_smc_exit,
+	.size = ds_smc_size,
+	.fill = ds_smc_fill,
+};

@@ -29,6 +29,7 @@
 #include <linux/string.h>
 
 #include "dropscope.h"
+#include "smc.h"
 
 /* the header up to the string section, as every BTF producer writes it */
 #define DS_BTF_HDR_MIN	offsetofend(struct btf_header, str_len)
