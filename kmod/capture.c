@@ -205,7 +205,7 @@ static bool ds_cap_has_network(const struct sk_buff *skb)
 
 /*
  * Every drop while a capture exists. The mask rules' verdict is taken
- * once a drop, for the first part that asks (ds_rules_mask_drop()).
+ * once a drop, for the first part that asks (ds_drop_masked()).
  */
 noinline notrace void ds_capture(struct ds_drop *d, u32 stack)
 {
@@ -219,7 +219,7 @@ noinline notrace void ds_capture(struct ds_drop *d, u32 stack)
 			continue;
 		if (c->rule.match && !ds_rule_matches_drop(&c->rule, d))
 			continue;
-		if (!c->all && ds_rules_mask_drop(d))
+		if (!c->all && ds_drop_masked(d))
 			continue;
 		if (!ds_cap_has_network(skb)) {
 			local64_inc(&ds_this_cpu_ptr(c->pc)->no_network);

@@ -223,7 +223,7 @@ struct ds_key {
  * captures, sessions, the count) sees it: its key, whose packet fields
  * are read from the packet once, when a part first needs them
  * (ds_drop_key()), and the mask rules' verdict, taken once
- * (ds_rules_mask_drop()).
+ * (ds_drop_masked()).
  */
 struct ds_drop {
 	const struct sk_buff *skb;
@@ -391,16 +391,16 @@ struct ds_trap_stats {
 	u64 alloc_fails;	/* reports folded while no entry could be made */
 };
 
-extern unsigned int ds_traps_cap;
+extern unsigned int ds_hw_cap;
 extern const struct ds_source ds_hw_source;
 
-int ds_traps_init(void);
-void ds_traps_exit(void);
-void ds_traps_stats(struct ds_trap_stats *st);
-u32 ds_traps_count(void);
+int ds_hw_init(void);
+void ds_hw_exit(void);
+void ds_hw_stats(struct ds_trap_stats *st);
+u32 ds_hw_count(void);
 const struct ds_trap *ds_trap_at(u32 i);
 int ds_trap_put(struct sk_buff *skb, const struct ds_trap *t, bool alert);
-const u32 *ds_traps_generation(void);
+const u32 *ds_hw_generation(void);
 
 /* ---- devctrs.c: device drops, the devices' counters ------------------- */
 
@@ -522,7 +522,7 @@ bool ds_rules_judge_drop(struct ds_drop *d);
  * The mask rules' verdict on a drop of the slow path, taken once, by the
  * first part that asks; with no rule in effect, no call.
  */
-static inline bool ds_rules_mask_drop(struct ds_drop *d)
+static inline bool ds_drop_masked(struct ds_drop *d)
 {
 	if (d->masked < 0)
 		d->masked = rcu_access_pointer(ds_rules_live) &&

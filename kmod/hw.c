@@ -40,8 +40,8 @@
 
 #include "dropscope.h"
 
-unsigned int ds_traps_cap = 128;
-module_param_cb(traps, &ds_param_count_ops, &ds_traps_cap, 0444);
+unsigned int ds_hw_cap = 128;
+module_param_cb(traps, &ds_param_count_ops, &ds_hw_cap, 0444);
 MODULE_PARM_DESC(traps,
 		 "distinct (device, trap, input port) keys per CPU, 1 to 1048576 (default 128)");
 
@@ -60,7 +60,7 @@ struct ds_trap_slot {
 
 /* One CPU's table: written by the probe on that CPU only. */
 struct ds_trap_cpu {
-	struct ds_trap_slot *slots;	/* 2 * ds_traps_cap of them */
+	struct ds_trap_slot *slots;	/* 2 * ds_hw_cap of them */
 	u32 *claimed;		/* indexes of claimed slots, in claim order */
 	u32 used;		/* claimed slots; published with release */
 	local64_t overflow;	/* reports that found the table full */
@@ -80,7 +80,7 @@ struct ds_trap_fold {
 
 static DEFINE_PER_CPU(struct ds_trap_cpu, ds_trap_cpus);
 static DEFINE_PER_CPU(struct ds_trap_fold, ds_trap_folds);
-/* a table's slots: 2 * ds_traps_cap rounded down to a power of two */
+/* a table's slots: 2 * ds_hw_cap rounded down to a power of two */
 static unsigned int ds_trap_bits;
 
 static size_t ds_trap_slots(void)
@@ -166,7 +166,7 @@ static noinline void ds_trap_claim(struct ds_trap_cpu *c,
 		if (ds_trap_same(s, devlink, md, ifindex, netns))
 			goto hit;
 	}
-	if (c->used >= ds_traps_cap) {
+	if (c->used >= ds_hw_cap) {
 		local64_inc(&c->overflow);
 		goto out;
 	}
@@ -183,7 +183,7 @@ static noinline void ds_trap_claim(struct ds_trap_cpu *c,
 	/* interrupts are off: no report on this CPU sees it half claimed */
 	WRITE_ONCE(s->devlink, devlink);
 	c->claimed[c->used] = i;
-	/* pairs with the smp_load_acquire() in ds_traps_fold() */
+	/* pairs with the smp_load_acquire() in ds_hw_fold() */
 	smp_store_release(&c->used, c->used + 1);
 hit:
 	local64_inc(&s->count);
@@ -225,7 +225,7 @@ out:
 	ds_probe_end();
 }
 
-static int ds_traps_attach(struct netlink_ext_ack *extack)
+static int ds_hw_attach(struct netlink_ext_ack *extack)
 {
 	int err = register_trace_devlink_trap_report(ds_trap_probe, NULL);
 
@@ -237,7 +237,7 @@ static int ds_traps_attach(struct netlink_ext_ack *extack)
 	return 0;
 }
 
-static void ds_traps_detach(void)
+static void ds_hw_detach(void)
 {
 	if (!traps.attached)
 		return;
@@ -249,12 +249,12 @@ static void ds_traps_detach(void)
 
 #else /* !CONFIG_NET_DEVLINK: no device can report a trap */
 
-static int ds_traps_attach(struct netlink_ext_ack *extack)
+static int ds_hw_attach(struct netlink_ext_ack *extack)
 {
 	return 0;
 }
 
-static void ds_traps_detach(void)
+static void ds_hw_detach(void)
 {
 }
 
@@ -316,7 +316,7 @@ static void ds_trap_add(struct ds_trap *t, u64 delta)
 		t->total += delta;
 }
 
-static void ds_traps_fold(void)
+static void ds_hw_fold(void)
 {
 	struct ds_trap_fold *f;
 	struct ds_trap_shadow *sh;
@@ -357,7 +357,7 @@ static void ds_traps_fold(void)
 	}
 }
 
-static void ds_traps_free_entries(void)
+static void ds_hw_free_entries(void)
 {
 	unsigned int cpu;
 	u32 i;
@@ -382,12 +382,12 @@ static void ds_traps_free_entries(void)
  * shadows keep the counts seen so far (ds_reset() folded right before),
  * so that only later reports count; detached, the tables are emptied.
  */
-static void ds_traps_reset(bool attached)
+static void ds_hw_reset(bool attached)
 {
 	unsigned int cpu;
 
 	lockdep_assert_held(&ds_lock);
-	ds_traps_free_entries();
+	ds_hw_free_entries();
 	traps.events = 0;
 	traps.overflow = 0;
 	traps.alloc_fails = 0;
@@ -442,7 +442,7 @@ static int ds_trap_put_alert(struct sk_buff *skb, const void *t)
 }
 
 /* The traps that changed since the last round; masked counts never are. */
-static void ds_traps_alert(struct ds_round *round)
+static void ds_hw_alert(struct ds_round *round)
 {
 	struct ds_trap *t;
 	u32 i;
@@ -458,23 +458,23 @@ static void ds_traps_alert(struct ds_round *round)
 	}
 }
 
-static void ds_traps_free(void)
+static void ds_hw_free(void)
 {
-	ds_traps_free_entries();
+	ds_hw_free_entries();
 }
 
 const struct ds_source ds_hw_source = {
 	.name = "hw",
 	.part = DROPSCOPE_PART_HW,
-	.attach = ds_traps_attach,
-	.detach = ds_traps_detach,
-	.fold = ds_traps_fold,
-	.alert = ds_traps_alert,
-	.reset = ds_traps_reset,
-	.free = ds_traps_free,
+	.attach = ds_hw_attach,
+	.detach = ds_hw_detach,
+	.fold = ds_hw_fold,
+	.alert = ds_hw_alert,
+	.reset = ds_hw_reset,
+	.free = ds_hw_free,
 };
 
-void ds_traps_stats(struct ds_trap_stats *st)
+void ds_hw_stats(struct ds_trap_stats *st)
 {
 	lockdep_assert_held(&ds_lock);
 	st->events = traps.events;
@@ -483,7 +483,7 @@ void ds_traps_stats(struct ds_trap_stats *st)
 	st->alloc_fails = traps.alloc_fails;
 }
 
-u32 ds_traps_count(void)
+u32 ds_hw_count(void)
 {
 	lockdep_assert_held(&ds_lock);
 	return traps.n;
@@ -495,17 +495,17 @@ const struct ds_trap *ds_trap_at(u32 i)
 	return traps.v[i];
 }
 
-const u32 *ds_traps_generation(void)
+const u32 *ds_hw_generation(void)
 {
 	return &traps.generation;
 }
 
-int ds_traps_init(void)
+int ds_hw_init(void)
 {
 	unsigned int cpu;
 
 	/* more slots than keys: linear probing always meets a free one */
-	ds_trap_bits = ilog2(2 * (size_t)ds_traps_cap);
+	ds_trap_bits = ilog2(2 * (size_t)ds_hw_cap);
 	for_each_possible_cpu(cpu) {
 		struct ds_trap_cpu *c = per_cpu_ptr(&ds_trap_cpus, cpu);
 		struct ds_trap_fold *f = per_cpu_ptr(&ds_trap_folds, cpu);
@@ -514,21 +514,21 @@ int ds_traps_init(void)
 		c->slots = kvzalloc_node(array_size(ds_trap_slots(),
 						    sizeof(*c->slots)),
 					 GFP_KERNEL, node);
-		c->claimed = kvzalloc_node(array_size(ds_traps_cap,
+		c->claimed = kvzalloc_node(array_size(ds_hw_cap,
 						      sizeof(*c->claimed)),
 					   GFP_KERNEL, node);
 		f->shadow = kvzalloc_node(array_size(ds_trap_slots(),
 						     sizeof(*f->shadow)),
 					  GFP_KERNEL, node);
 		if (!c->slots || !c->claimed || !f->shadow) {
-			ds_traps_exit();
+			ds_hw_exit();
 			return -ENOMEM;
 		}
 	}
 	return 0;
 }
 
-void ds_traps_exit(void)
+void ds_hw_exit(void)
 {
 	unsigned int cpu;
 

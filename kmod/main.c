@@ -70,7 +70,7 @@ static int __init ds_init(void)
 	err = ds_capture_init();
 	if (err)
 		goto err_sources;
-	err = ds_traps_init();
+	err = ds_hw_init();
 	if (err)
 		goto err_capture;
 	err = ds_qdiscs_init();
@@ -87,7 +87,7 @@ static int __init ds_init(void)
 err_qdiscs:
 	ds_qdiscs_exit();
 err_traps:
-	ds_traps_exit();
+	ds_hw_exit();
 err_capture:
 	ds_capture_exit();
 err_sources:
@@ -118,7 +118,7 @@ static void __exit ds_exit(void)
 	ds_stacks_exit();
 	ds_monitor_free();
 	ds_qdiscs_exit();
-	ds_traps_exit();
+	ds_hw_exit();
 	ds_sources_exit();
 	ds_sessions_exit();
 	ds_devices_exit();

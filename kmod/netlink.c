@@ -65,7 +65,7 @@ static const struct nla_policy ds_rule_policy[DROPSCOPE_RULE_A_MAX + 1] = {
 					  .len = DROPSCOPE_QDISC_KIND_MAX },
 };
 
-static const struct nla_policy ds_mask_policy[DROPSCOPE_A_MAX + 1] = {
+static const struct nla_policy ds_rule_cmd_policy[DROPSCOPE_A_MAX + 1] = {
 	[DROPSCOPE_A_RULE] = NLA_POLICY_NESTED(ds_rule_policy),
 };
 
@@ -177,7 +177,7 @@ static int ds_fill_config(struct sk_buff *msg, const void *arg)
 	     nla_put_u64_64bit(msg, DROPSCOPE_A_SCOPE_CGROUP, ds_scope_id(),
 			       DROPSCOPE_A_PAD)) ||
 	    nla_put_u32(msg, DROPSCOPE_A_STACKS_CAPACITY, ds_stacks_cap) ||
-	    nla_put_u32(msg, DROPSCOPE_A_TRAPS_CAPACITY, ds_traps_cap) ||
+	    nla_put_u32(msg, DROPSCOPE_A_TRAPS_CAPACITY, ds_hw_cap) ||
 	    nla_put_u32(msg, DROPSCOPE_A_QDISCS_CAPACITY, ds_qdiscs_cap) ||
 	    nla_put_u32(msg, DROPSCOPE_A_PARTS_ABSENT, ds_parts_absent()) ||
 	    nla_put_u32(msg, DROPSCOPE_A_SESS_EVENTS, ds_sess_events_mask()) ||
@@ -255,7 +255,7 @@ static int ds_fill_stats(struct sk_buff *msg, const void *arg)
 	struct ds_stats st;
 	struct nlattr *nest;
 
-	ds_traps_stats(&ts);
+	ds_hw_stats(&ts);
 	ds_qdiscs_stats(&qs);
 	ds_devctrs_stats(&devctrs, &devlost);
 	ds_sessions_stats(&ss);
@@ -421,7 +421,7 @@ static int ds_put_trap_i(struct sk_buff *skb, u32 i)
 static int ds_dump_traps(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	return ds_dump_array(skb, cb, DROPSCOPE_CMD_TRAPS_GET,
-			     ds_traps_generation(), ds_traps_count,
+			     ds_hw_generation(), ds_hw_count,
 			     ds_put_trap_i);
 }
 
@@ -590,7 +590,7 @@ static bool ds_rule_range_whole(struct nlattr **tb, struct genl_info *info)
 	return false;
 }
 
-/* The DROPSCOPE_A_RULE nest of a MASK_ADD or MASK_DEL request, parsed. */
+/* The DROPSCOPE_A_RULE nest of a RULE_ADD or RULE_DEL request, parsed. */
 static int ds_rule_nest(struct genl_info *info, struct nlattr **tb)
 {
 	if (!info->attrs[DROPSCOPE_A_RULE]) {
@@ -663,7 +663,7 @@ static void ds_rule_fields(struct nlattr **tb, struct ds_rule *r)
 	}
 }
 
-static int ds_cmd_mask_add(struct sk_buff *skb, struct genl_info *info)
+static int ds_cmd_rule_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[DROPSCOPE_RULE_A_MAX + 1];
 	struct ds_rule rule = { 0 }, *r = &rule;
@@ -829,7 +829,7 @@ static int ds_dump_stacks(struct sk_buff *skb, struct netlink_callback *cb)
 			     ds_stack_put);
 }
 
-static int ds_cmd_mask_del(struct sk_buff *skb, struct genl_info *info)
+static int ds_cmd_rule_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[DROPSCOPE_RULE_A_MAX + 1];
 	int err;
@@ -848,7 +848,7 @@ static int ds_cmd_mask_del(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-static int ds_cmd_mask_clear(struct sk_buff *skb, struct genl_info *info)
+static int ds_cmd_rule_clear(struct sk_buff *skb, struct genl_info *info)
 {
 	ds_rules_clear();
 	return 0;
@@ -869,7 +869,7 @@ static int ds_dump_rules(struct sk_buff *skb, struct netlink_callback *cb)
 
 /*
  * Every command needs CAP_NET_ADMIN in the initial user namespace: dumps
- * carry kernel addresses. Only START, CONFIG_SET, MASK_ADD and MASK_DEL
+ * carry kernel addresses. Only START, CONFIG_SET, RULE_ADD and RULE_DEL
  * take attributes: the core rejects any attribute sent to an op without a
  * policy (CAPTURE_START and CAPTURE_STOP take theirs). The ops and
  * policies follow the YNL spec
@@ -923,15 +923,15 @@ const struct genl_ops ds_nl_ops[] = {
 	},
 	{
 		.cmd = DROPSCOPE_CMD_RULE_ADD,
-		.doit = ds_cmd_mask_add,
-		.policy = ds_mask_policy,
+		.doit = ds_cmd_rule_add,
+		.policy = ds_rule_cmd_policy,
 		.maxattr = DROPSCOPE_A_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = DROPSCOPE_CMD_RULE_DEL,
-		.doit = ds_cmd_mask_del,
-		.policy = ds_mask_policy,
+		.doit = ds_cmd_rule_del,
+		.policy = ds_rule_cmd_policy,
 		.maxattr = DROPSCOPE_A_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},
@@ -942,7 +942,7 @@ const struct genl_ops ds_nl_ops[] = {
 	},
 	{
 		.cmd = DROPSCOPE_CMD_RULE_CLEAR,
-		.doit = ds_cmd_mask_clear,
+		.doit = ds_cmd_rule_clear,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{

@@ -6,14 +6,14 @@
  * drop path only keys drops by the packet fields the rules match on. A
  * site is judged once per rule-set generation; the fold right before each
  * change settles the drops counted under the old rules. Everything here
- * runs under ds_lock, but ds_rules_mask_drop().
+ * runs under ds_lock, but ds_drop_masked().
  *
  * The rules own the filter: what the drop path must read for them is
  * derived from the rules whenever they change (ds_rules_filter()) and
  * handed to the probe, which alone keeps what it is keyed by.
  *
  * A drop counted to a TCP session is judged by itself, when it happens
- * (ds_rules_mask_drop()): a session has no site to judge. It reads a copy
+ * (ds_drop_masked()): a session has no site to judge. It reads a copy
  * of the rules published with RCU on every change, and the same matcher
  * gives the same verdict as its site gets. Each CPU keeps the verdicts it
  * took last under their keys, so that the rules are walked once per key
@@ -269,7 +269,7 @@ static noinline notrace bool ds_verdict_take(const struct ds_ruleset *set,
 /*
  * Do the rules in effect mask this drop? Any context, hard IRQ included,
  * lockless: called from the drop probe, under its preempt_disable(),
- * through ds_rules_mask_drop(), which takes the verdict once a drop. Its
+ * through ds_drop_masked(), which takes the verdict once a drop. Its
  * packet fields are read only when some rule uses them; the rules are
  * walked only when this CPU does not hold the verdict on its key.
  */
@@ -301,7 +301,7 @@ notrace bool ds_rules_judge_drop(struct ds_drop *d)
 	return ds_verdict_take(set, k, vs, v, seq);
 }
 
-/* Does rule r match this drop? Any context, as ds_rules_mask_drop(). */
+/* Does rule r match this drop? Any context, as ds_drop_masked(). */
 notrace bool ds_rule_matches_drop(const struct ds_rule *r, struct ds_drop *d)
 {
 	return ds_rule_matches(r, ds_drop_key(d, DS_M_TO_FIELDS(r->match)));

@@ -34,7 +34,7 @@
  * then gen again, and tags the cell with gen, so that a drop is never
  * counted to the next session of that entry. A drop racing with its
  * session's close may be missed (it is neither before nor after the close).
- * A drop the mask rules in effect mask (ds_rules_mask_drop(): the verdict
+ * A drop the mask rules in effect mask (ds_drop_masked(): the verdict
  * its site gets) is not counted to its session but in a per-CPU count of
  * masked session drops, so that shown and masked add up to every drop of
  * a tracked session.
@@ -182,7 +182,7 @@ begin:
 		smp_rmb();
 		if (READ_ONCE(e->gen) != gen)
 			return;
-		if (ds_rules_mask_drop(d)) {
+		if (ds_drop_masked(d)) {
 			local64_inc(ds_this_cpu_ptr(&ds_sess_masked));
 		} else {
 			if (!READ_ONCE(e->dropped)) {

@@ -8,11 +8,11 @@
  * socket (no library between it and the kernel, so that any byte can be
  * wrong) and checks the kernel's promise "a refused request changes
  * nothing": before each request it holds a snapshot of the configuration
- * (the CONFIG_GET reply and the MASK_GET dump, rule hits left out: drops
+ * (the CONFIG_GET reply and the RULE_GET dump, rule hits left out: drops
  * flow meanwhile), and after each request the kernel refused it reads both
  * back and compares. A request the kernel accepted may change the state:
  * the snapshot is taken again. Monitoring is kept running (a STOP that got
- * through is followed by a START) and the rules few (MASK_CLEAR once there
+ * through is followed by a START) and the rules few (RULE_CLEAR once there
  * are more than 64).
  *
  * The requests, per message (all from one xorshift generator seeded by -s):
@@ -494,7 +494,7 @@ static void snapshot(struct snap *s)
 		len = plain(buf, DROPSCOPE_CMD_RULE_GET, true);
 		xchg(buf, len, &r, on_rules, s);
 		if (r.errors)
-			die("the MASK_GET dump failed: %s %s",
+			die("the RULE_GET dump failed: %s %s",
 			    strerrorname_np(r.first_err), r.extack);
 		if (!s->intr)
 			break;

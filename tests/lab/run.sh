@@ -28,9 +28,9 @@ KSFT_SKIP=4
 # The tests, in the order they run.
 TESTS=(load accounting two_cpus overflow batching stalled_listener
 	bad_input contract unload shell
-	mask_site mask_reason mask_dev mask_device_gate mask_netns mask_l3
-	mask_l4 mask_unread_udp mask_combined mask_only mask_churn mask_limit
-	mask_bad_rules rule_files record_diff record_bad run run_sessions run_baseline rules_normal
+	rule_site rule_reason rule_dev rule_device_gate rule_netns rule_l3
+	rule_l4 rule_unread_udp rule_combined rule_only rule_churn rule_limit
+	rule_bad rule_files record_diff record_bad run run_sessions run_baseline rules_normal
 	alert_threshold alert_top alert_ratelimit watch_order
 	sessions_exact sessions_live sessions_overflow sessions_parts
 	sessions_top sessions_top_tty sessions_top_missed sessions_unload
@@ -722,8 +722,8 @@ tmux_gone() { ! tmux -L "$1" has-session 2>/dev/null || tmux -L "$1" kill-server
 for f in masks fuzz sessions cycles preempt hw qdisc; do
 	bash -n "tests/lab/$f.sh" || { echo "Bail out! tests/lab/$f.sh does not parse"; exit 1; }
 done
-# shellcheck source=tests/lab/masks.sh
-. tests/lab/masks.sh
+# shellcheck source=tests/lab/rules.sh
+. tests/lab/rules.sh
 # shellcheck source=tests/lab/hw.sh
 . tests/lab/hw.sh
 # shellcheck source=tests/lab/qdisc.sh

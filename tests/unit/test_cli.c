@@ -120,7 +120,7 @@ static void test_cmd_find(void **state)
 	char *show_sites[] = { "show", "sites", "top", "5" };
 	char *show[] = { "show" };
 	char *bogus[] = { "shows" };
-	char *mask_add[] = { "mask", "add", "l4", "udp" };
+	char *rule_add[] = { "mask", "add", "l4", "udp" };
 	char *show_masks[] = { "show", "masks" };
 	const struct ds_cmd *c;
 	int used = 0;
@@ -133,7 +133,7 @@ static void test_cmd_find(void **state)
 	assert_null(ds_cmd_find(1, show, &used));
 	assert_null(ds_cmd_find(1, bogus, &used));
 	/* an older spelling runs the command it became */
-	c = ds_cmd_find(4, mask_add, &used);
+	c = ds_cmd_find(4, rule_add, &used);
 	assert_non_null(c);
 	assert_string_equal(c->name, "rule mask");
 	assert_int_equal(used, 2);

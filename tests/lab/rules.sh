@@ -24,7 +24,7 @@ reconcile() {
 		"$($KC hits "$hist") $($KC hits "$hist")" "$v"
 }
 
-test_mask_site() {
+test_rule_site() {
 	local udp0 rid
 	setup_module
 	trace_on
@@ -47,7 +47,7 @@ test_mask_site() {
 		"$($DS -j status | json "d['rules']") $(hits_of "$rid")"
 }
 
-test_mask_reason() {
+test_rule_reason() {
 	local rid
 	need nft
 	setup_module
@@ -64,7 +64,7 @@ test_mask_reason() {
 }
 
 # --- device, netns, l3, l4 (packet fields) --------------------------------
-test_mask_dev() {
+test_rule_dev() {
 	local udp0 rid
 	setup_module
 	setup_netns
@@ -83,7 +83,7 @@ test_mask_dev() {
 
 # Every rule on packet fields names a device: a drop that came in on none
 # of them is counted without its packet fields.
-test_mask_device_gate() {
+test_rule_device_gate() {
 	local rid vh
 	setup_module
 	setup_netns
@@ -112,7 +112,7 @@ dummies_del() {
 	done | ip -batch -
 }
 
-test_mask_netns() {
+test_rule_netns() {
 	local rid i
 	setup_module
 	setup_netns
@@ -132,7 +132,7 @@ test_mask_netns() {
 	reconcile "mask netns" "$TMP/m4.hist"
 }
 
-test_mask_l3() {
+test_rule_l3() {
 	local u6 rid
 	setup_module
 	trace_on
@@ -152,7 +152,7 @@ test_mask_l3() {
 	reconcile "mask l3" "$TMP/m5.hist"
 }
 
-test_mask_l4() {
+test_rule_l4() {
 	local rst0 rid
 	setup_module
 	trace_on
@@ -188,7 +188,7 @@ unread_drops() { # on lo, UDP/IPv4, no netns, not the closed-port drop
 }
 unread_are() { [ "$(unread_drops)" = "$1" ]; }
 
-test_mask_unread_udp() {
+test_rule_unread_udp() {
 	local rid rid2 out
 	setup_module
 	setup_netns
@@ -208,7 +208,7 @@ test_mask_unread_udp() {
 # The namespace's own counters are the oracle: its Udp NoPorts for what the
 # rule hid, its Tcp OutRsts for what it let through; the host's Udp
 # NoPorts for what it showed
-test_mask_combined() {
+test_rule_combined() {
 	local rid udp0
 	setup_module
 	setup_netns
@@ -224,7 +224,7 @@ test_mask_combined() {
 		"$(hits_of "$rid") $(udp_shown) $(site_sum count "s['symbol'].startswith('${TCP_SITE}+')")"
 }
 
-test_mask_only() {
+test_rule_only() {
 	local rid
 	need nft
 	setup_module
@@ -245,7 +245,7 @@ test_mask_only() {
 # Two CPUs drop at once here. Every event is counted by the hist trigger
 # (its map drops only a new key that finds no room: kcount.py fails on
 # that), and the UDP ones by Udp NoPorts.
-test_mask_churn() {
+test_rule_churn() {
 	local udp0 hostns churn i sum msk churn_rules
 	setup_module
 	trace_on
@@ -284,7 +284,7 @@ test_mask_churn() {
 }
 
 # --- 1024 rules, and one more -----------------------------------------------
-test_mask_limit() {
+test_rule_limit() {
 	local i udp0
 	setup_module
 	for i in $(seq 1 1024); do echo "rule mask l4 $(( (i % 250) + 1 ))"; done > "$TMP/rules.batch"
@@ -305,7 +305,7 @@ test_mask_limit() {
 }
 
 # --- bad rules ------------------------------------------------------------------
-test_mask_bad_rules() {
+test_rule_bad() {
 	local rid nid
 	setup_module
 	rid=$(rule_id mask l4 udp)
