@@ -535,7 +535,8 @@ int ds_rules_init(void);
 void ds_rules_exit(void);
 void ds_rule_hit(int rule, u64 delta);
 void ds_rules_zero_hits(void);
-int ds_rule_add(struct ds_rule *rule, struct genl_info *info);
+int ds_rule_add(struct ds_rule *rule, struct genl_info *info,
+		void (*fold)(void));
 int ds_rule_del(u32 id);
 void ds_rules_clear(void);
 void ds_rules_free(void);

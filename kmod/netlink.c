@@ -682,7 +682,7 @@ static int ds_cmd_rule_add(struct sk_buff *skb, struct genl_info *info)
 	if (tb[DROPSCOPE_RULE_A_MODE])
 		r->mode = nla_get_u8(tb[DROPSCOPE_RULE_A_MODE]);
 	ds_rule_fields(tb, r);
-	err = ds_rule_add(r, info);
+	err = ds_rule_add(r, info, ds_fold_all);
 	if (err)
 		return err;
 	return ds_reply(info, DROPSCOPE_CMD_RULE_ADD, NLMSG_GOODSIZE,
@@ -841,6 +841,8 @@ static int ds_cmd_rule_del(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "no rule id given");
 		return -EINVAL;
 	}
+	/* what was counted is judged by the rules before the deletion */
+	ds_fold_all();
 	err = ds_rule_del(nla_get_u32(tb[DROPSCOPE_RULE_A_ID]));
 	if (err == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[DROPSCOPE_RULE_A_ID],
@@ -850,6 +852,7 @@ static int ds_cmd_rule_del(struct sk_buff *skb, struct genl_info *info)
 
 static int ds_cmd_rule_clear(struct sk_buff *skb, struct genl_info *info)
 {
+	ds_fold_all();
 	ds_rules_clear();
 	return 0;
 }

@@ -564,7 +564,14 @@ int ds_rule_validate(const struct ds_rule *r, struct genl_info *info)
 	return ds_rule_check(r, info);
 }
 
-int ds_rule_add(struct ds_rule *rule, struct genl_info *info)
+/*
+ * Adds rule once fold() (the caller's fold of every source, ds_fold_all())
+ * has judged, under the rules before it, what the probes counted: fold()
+ * runs once they key drops by the rule's fields. A deletion and a clear
+ * ask the caller to fold right before.
+ */
+int ds_rule_add(struct ds_rule *rule, struct genl_info *info,
+		void (*fold)(void))
 {
 	struct ds_ruleset *set;
 	struct ds_filter f;
@@ -595,7 +602,7 @@ int ds_rule_add(struct ds_rule *rule, struct genl_info *info)
 	 */
 	if (ds_probe_set_filter(&f))
 		synchronize_rcu();
-	ds_fold_all();
+	fold();
 	rule->id = ++rs.next_id;
 	rule->hits = 0;
 	rs.rules[rs.nrules++] = *rule;
@@ -616,7 +623,6 @@ int ds_rule_del(u32 id)
 		return -ENOENT;
 	if (ds_ruleset_alloc(rs.nrules - 1, &set))
 		return -ENOMEM;
-	ds_fold_all();
 	memmove(&rs.rules[i], &rs.rules[i + 1],
 		(rs.nrules - i - 1) * sizeof(*rs.rules));
 	rs.nrules--;
@@ -627,7 +633,6 @@ int ds_rule_del(u32 id)
 void ds_rules_clear(void)
 {
 	lockdep_assert_held(&ds_lock);
-	ds_fold_all();
 	rs.nrules = 0;
 	ds_rules_changed(NULL);
 }
