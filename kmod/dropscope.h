@@ -272,11 +272,22 @@ void ds_probe_exit(void);
 int ds_probe_attach(void);
 void ds_probe_detach(void);
 void ds_probe_clear(void);
-bool ds_probe_set_filter(const struct ds_filter *f);
 u32 ds_probe_slots(void);
 u32 ds_probe_used(unsigned int cpu);
 const struct ds_slot *ds_probe_slot(unsigned int cpu, u32 j, u32 *index);
 u64 ds_probe_overflow(unsigned int cpu);
+
+/* ---- fields.c: a drop's packet fields, and what the drop path reads --- */
+
+/*
+ * On while rules use packet fields (ds_packet_fields), one per field, and
+ * while all of those rules name a device (ds_gate_key: ds_gate holds them).
+ */
+DECLARE_STATIC_KEY_FALSE(ds_packet_fields);
+extern struct static_key_false ds_field_keys[DS_F_COUNT];
+DECLARE_STATIC_KEY_FALSE(ds_gate_key);
+extern unsigned long ds_gate[BITS_TO_LONGS(DS_GATE_DEVS)];
+bool ds_filter_apply(const struct ds_filter *f);
 u32 ds_drop_netns(const struct sk_buff *skb);
 
 /* ---- devices.c: the netns of live devices, by pointer, for the probe -- */
@@ -661,7 +672,6 @@ DECLARE_STATIC_KEY_FALSE(ds_sess_drops_key);
 DECLARE_STATIC_KEY_FALSE(ds_sock_key);
 DECLARE_STATIC_KEY_FALSE(ds_scope_key);
 struct sock;
-bool ds_scope_holds(const struct sock *sk);
 #ifndef DS_HAVE_KFREE_SKB_RX_SK
 /* on while a cgroup is scoped on a kernel without rx_sk (scope.c) */
 DECLARE_STATIC_KEY_FALSE(ds_late_key);

@@ -35,6 +35,8 @@
 
 #include "compat.h"
 #include "dropscope.h"
+#include "scope.h"
+#include "packet.h"
 
 /* One CPU's table: written by the probe on that CPU only. */
 struct ds_cpu {
@@ -58,23 +60,6 @@ DEFINE_STATIC_KEY_FALSE(ds_slow_key);
 static unsigned int ds_slot_bits;
 static bool ds_attached;	/* under ds_lock */
 
-/*
- * The packet fields some mask rule matches on, one static key each, and
- * ds_packet_fields while any of them is on: a drop extracts just the fields
- * the rules use, and with no such rule the probe pays one no-op for them.
- * ds_gate_key is on while the rules on packet fields all name a device,
- * ds_gate holding those devices. Switched by ds_probe_set_filter() only,
- * which is the one place that knows what the drop path is keyed by.
- */
-static DEFINE_STATIC_KEY_FALSE(ds_packet_fields);
-static struct static_key_false ds_field_keys[DS_F_COUNT] = {
-	[0 ... DS_F_COUNT - 1] = STATIC_KEY_FALSE_INIT,
-};
-
-static DEFINE_STATIC_KEY_FALSE(ds_gate_key);
-static DECLARE_BITMAP(ds_gate, DS_GATE_DEVS);
-static u32 ds_fields;		/* under ds_lock: the fields switched on */
-
 static unsigned int ds_hash_shift __read_mostly;	/* 64 - ds_slot_bits */
 
 /* rk and pk are mixed in, so keys that differ by packet fields spread. */
@@ -82,65 +67,6 @@ static __always_inline u32 ds_hash(unsigned long loc, u64 rk, u64 pk)
 {
 	return ((u64)loc ^ ror64(rk ^ pk, 12)) * GOLDEN_RATIO_64 >>
 	       ds_hash_shift;
-}
-
-/*
- * The socket's netns, else the device's. skb->dev is never dereferenced:
- * queued skbs reuse the field (UDP's dev_scratch, the rbnode of TCP
- * out-of-order and IP reassembly queues) and the device may be gone. It
- * is looked up among the live devices instead (devices.c).
- */
-static __always_inline u32 ds_packet_netns(const struct sk_buff *skb)
-{
-	unsigned long dev = (unsigned long)skb->dev, d;
-	const struct ds_devtab *t;
-	u32 i;
-
-	if (skb->sk)
-		return sock_net(skb->sk)->ns.inum;
-	t = rcu_dereference_sched(ds_devtab);
-	if (!t)
-		return 0;
-	for (i = ds_dev_hash(t, dev);; i = (i + 1) & t->mask) {
-		/* pairs with the smp_store_release() in ds_dev_add() */
-		d = smp_load_acquire(&t->e[i].dev);
-		if (!d)
-			return 0;
-		if (d == dev)
-			return t->e[i].inum;
-	}
-}
-
-/*
- * The IPv4 or IPv6 protocol byte, when the network header is set (a fresh
- * skb has offset 0 there) and the byte lies in the linear part.
- */
-static __always_inline u8 ds_packet_l4(const struct sk_buff *skb)
-{
-	unsigned int nh = skb->network_header, at;
-
-	if (skb->protocol == htons(ETH_P_IP))
-		at = nh + offsetof(struct iphdr, protocol);
-	else if (skb->protocol == htons(ETH_P_IPV6))
-		at = nh + offsetof(struct ipv6hdr, nexthdr);
-	else
-		return 0;
-	return nh && at < skb_tail_pointer(skb) - skb->head ? skb->head[at] : 0;
-}
-
-/*
- * A drop's packet fields, the one definition of each: the input interface
- * (skb_iif, as drop_monitor reports it), the netns, the L3 protocol (in
- * network byte order) and the L4 protocol.
- */
-static __always_inline int ds_packet_ifindex(const struct sk_buff *skb)
-{
-	return skb->skb_iif;
-}
-
-static __always_inline u16 ds_packet_l3(const struct sk_buff *skb)
-{
-	return (__force u16)skb->protocol;
 }
 
 /*
@@ -183,85 +109,6 @@ static __always_inline void ds_packet_key(const struct sk_buff *skb,
 		ds_pack_l3(pk, ds_packet_l3(skb));
 	if (static_branch_likely(&ds_field_keys[DS_F_L4]))
 		ds_pack_l4(pk, ds_packet_l4(skb));
-}
-
-/*
- * The packet fields in fields (BIT(DS_F_*)) of a drop, as its site is
- * keyed by them: for the slow path's parts, through ds_drop_key(), in
- * any context, hard IRQ included. Only a drop gated out of the packet
- * fields has them 0 in its site, and none of the rules that use them can
- * match it either way, since each names a device it did not come in on.
- */
-notrace void ds_drop_fields(const struct sk_buff *skb, u32 fields,
-			    struct ds_key *k)
-{
-	if (fields & BIT(DS_F_IFINDEX))
-		k->ifindex = ds_packet_ifindex(skb);
-	if (fields & BIT(DS_F_NETNS))
-		k->netns = ds_packet_netns(skb);
-	if (fields & BIT(DS_F_L3))
-		k->l3 = ntohs((__force __be16)ds_packet_l3(skb));
-	if (fields & BIT(DS_F_L4))
-		k->l4 = ds_packet_l4(skb);
-}
-
-/* The netns of a drop, for a capture's record (capture.c). */
-notrace u32 ds_drop_netns(const struct sk_buff *skb)
-{
-	return ds_packet_netns(skb);
-}
-
-/*
- * Apply a filter: first everything that makes drops keyed by more (a field
- * turned on, a device added to the gate, the gate opened), then everything
- * that makes them keyed by less. Called with the rules' filter plus a new
- * rule's before the fold that precedes the change, and with the exact one
- * after it, so that no drop is judged on a field it was not keyed by.
- * Returns whether drops are now keyed by more: a probe may still be
- * counting under the narrower filter until an RCU grace period has passed.
- * Under ds_lock, in process context.
- */
-bool ds_probe_set_filter(const struct ds_filter *f)
-{
-	bool gated = ds_filter_gated(f), widened = false;
-	unsigned int b;
-	int i;
-
-	lockdep_assert_held(&ds_lock);
-	if (!gated) {
-		widened |= static_key_enabled(&ds_gate_key);
-		static_branch_disable(&ds_gate_key);
-	} else {
-		for_each_set_bit(b, f->devs, DS_GATE_DEVS)
-			widened |= !test_and_set_bit(b, ds_gate);
-		widened &= static_key_enabled(&ds_gate_key);
-	}
-	if (f->fields && !ds_fields)
-		static_branch_enable(&ds_packet_fields);
-	for (i = 0; i < DS_F_COUNT; i++) {
-		if ((f->fields & BIT(i)) && !(ds_fields & BIT(i))) {
-			static_branch_enable(&ds_field_keys[i]);
-			widened = true;
-		}
-	}
-
-	if (gated) {
-		if (static_key_enabled(&ds_gate_key)) {
-			for_each_set_bit(b, ds_gate, DS_GATE_DEVS)
-				if (!test_bit(b, f->devs))
-					clear_bit(b, ds_gate);
-		} else {
-			bitmap_copy(ds_gate, f->devs, DS_GATE_DEVS);
-			static_branch_enable(&ds_gate_key);
-		}
-	}
-	for (i = 0; i < DS_F_COUNT; i++)
-		if (!(f->fields & BIT(i)) && (ds_fields & BIT(i)))
-			static_branch_disable(&ds_field_keys[i]);
-	if (!f->fields && ds_fields)
-		static_branch_disable(&ds_packet_fields);
-	ds_fields = f->fields;
-	return widened;
 }
 
 /*

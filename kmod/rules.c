@@ -423,7 +423,7 @@ static void ds_rules_changed(struct ds_ruleset *set)
 	}
 	ds_ruleset_publish(set);
 	ds_rules_filter(&f, NULL);
-	ds_probe_set_filter(&f);
+	ds_filter_apply(&f);
 	rs.gen++;
 }
 
@@ -600,7 +600,7 @@ int ds_rule_add(struct ds_rule *rule, struct genl_info *info,
 	 * before the fold: the probe disables preemption
 	 * (ds_probe_begin()), which synchronize_rcu() waits out.
 	 */
-	if (ds_probe_set_filter(&f))
+	if (ds_filter_apply(&f))
 		synchronize_rcu();
 	fold();
 	rule->id = ++rs.next_id;

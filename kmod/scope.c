@@ -26,10 +26,12 @@
 
 #include "compat.h"
 #include "dropscope.h"
+#include "scope.h"
 
 DEFINE_STATIC_KEY_FALSE(ds_scope_key);
 
-static struct cgroup __rcu *ds_scope_cgrp;
+/* read in any context by ds_scope_holds() (scope.h) */
+struct cgroup __rcu *ds_scope_cgrp;
 static u64 ds_scope_cgid;	/* under ds_lock */
 
 #ifndef DS_HAVE_KFREE_SKB_RX_SK
@@ -77,22 +79,6 @@ static void ds_late_detach(void)
 {
 }
 #endif
-
-/* Does the drop's socket belong to the scope, or to a cgroup below it? */
-notrace bool ds_scope_holds(const struct sock *sk)
-{
-#ifdef CONFIG_SOCK_CGROUP_DATA
-	struct cgroup *scope = rcu_dereference_sched(ds_scope_cgrp);
-	struct sock_cgroup_data *skcd;
-
-	if (!scope || !sk_fullsock(sk))
-		return false;
-	skcd = &((struct sock *)sk)->sk_cgrp_data;
-	return cgroup_is_descendant(sock_cgroup_ptr(skcd), scope);
-#else
-	return false;
-#endif
-}
 
 u64 ds_scope_id(void)
 {

@@ -80,6 +80,7 @@
 
 #include "compat.h"
 #include "dropscope.h"
+#include "scope.h"
 
 unsigned int ds_sessions_cap = 16384;
 module_param_cb(sessions, &ds_param_count_ops, &ds_sessions_cap, 0444);

@@ -43,6 +43,27 @@ result "$([ -z "$named" ] && echo 1)" "kmod/monitor.c drives capture through its
 named=$(grep -noE '\bds_smc_[a-z0-9_]+' kmod/*.c kmod/*.h |
 	grep -vE '^kmod/(monitor\.c|dropscope\.h):[0-9]+:ds_smc_source$' | paste -sd ' ')
 result "$([ -z "$named" ] && echo 1)" "no file outside kmod/smc/ names SMC but the source table" "named: $named"
+# The module's files call each other in layers, with no circle, on every
+# lab kernel built; on 6.12 the layers are Documentation/design.md's
+# drawing (scripts/kmod-graph, from the objects of a build)
+for rel in $(scripts/kernels); do
+	kobj=build/kmod/$rel/kmod
+	if [ "$rel" = "$(scripts/kernels 6.12)" ] && [ ! -f "$kobj/dropscope.mod" ]; then
+		make -s --no-print-directory module KVER="$rel" >/dev/null 2>&1 ||
+			result 0 "the module builds for $rel"
+	fi
+	[ -f "$kobj/dropscope.mod" ] || continue
+	if graph=$(scripts/kmod-graph "$kobj" 2>&1); then
+		result 1 "$rel: kmod/'s files call each other in layers, with no circle"
+	else
+		result 0 "$rel: kmod/'s files call each other in layers, with no circle" "$graph"
+	fi
+	[ "$rel" = "$(scripts/kernels 6.12)" ] || continue
+	drawn=$(sed -n '/^<!-- kmod-graph -->$/,/^<!-- end -->$/p' Documentation/design.md |
+		sed '1,2d;$d' | sed '$d')
+	result "$([ "$drawn" = "$graph" ] && echo 1)" "Documentation/design.md draws kmod/'s layers as they are ($rel)" \
+		"$(diff <(echo "$drawn") <(echo "$graph"))"
+done
 
 # The CLI's objects: who defines each global symbol, who uses it.
 obj=$(mktemp -d)
