@@ -65,15 +65,16 @@ DL_FLAGS = -DDS_SO_PCAP='"$(call soname,pcap)"' \
 	-DDS_SO_DW='"$(call soname,dw)"' \
 	-DDS_SO_READLINE='"$(call soname,readline)"'
 
-# user/lib/: the library (transport, model, names, loop, printing);
+# user/lib/: the library (transport, model, names, loop, printing), and
+# user/smc/lib.c, SMC's part of it;
 # user/: the shell (main.c, cmd.c, complete.c) and the command files
-LIB_SRC := $(wildcard user/lib/*.c)
+LIB_SRC := $(wildcard user/lib/*.c) user/smc/lib.c
 CLI_SRC := user/main.c user/cmd.c user/complete.c user/watch.c user/rules.c \
-	user/sessions.c user/top.c user/smc.c user/capture.c user/export.c \
+	user/sessions.c user/top.c user/smc/cmd.c user/capture.c user/export.c \
 	user/record.c user/run.c user/stacks.c \
 	$(LIB_SRC)
 CLI_LIB := $(filter-out user/main.c,$(CLI_SRC))
-CLI_HDR := $(wildcard user/*.h user/lib/*.h) include/uapi/linux/dropscope.h
+CLI_HDR := $(wildcard user/*.h user/lib/*.h user/smc/*.h) include/uapi/linux/dropscope.h
 
 .PHONY: all module user clean check check-debug lab bench deps kernels unit \
 	testbins spec-check checkpatch install install-cli install-module \

@@ -4,11 +4,14 @@
 # kmod/netlink.c holds the commands and is called by no other file of
 # kmod/ (its only global symbols are the ops that kmod/family.c registers),
 # kmod/family.c, the family, calls no function of the module's own, and
-# kmod/monitor.c drives capture through its struct ds_sink alone, and SMC
-# is named outside kmod/smc/ by the source table alone.
-# The CLI: user/lib/ calls nothing above it, a command file (user/*.c but
-# the shell: main.c, cmd.c, complete.c) calls user/lib/ only, and netlink
-# attributes (nla_*) are read and written in user/lib/ alone. Prints KTAP.
+# kmod/monitor.c drives capture through its struct ds_sink alone, SMC is
+# named outside kmod/smc/ by the source table alone, and the files call
+# each other in layers, with no circle (scripts/kmod-graph).
+# The CLI: the library (user/lib/, user/smc/lib.c) calls nothing above it,
+# a command file (user/*.c but the shell: main.c, cmd.c, complete.c; and
+# user/smc/cmd.c) calls the library only, netlink attributes (nla_*) are
+# read and written in the library alone, and SMC's functions are defined
+# in user/smc/ alone. Prints KTAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/host/result.sh
@@ -69,7 +72,7 @@ done
 obj=$(mktemp -d)
 trap 'rm -rf "$obj"' EXIT
 cflags=$(make -s --no-print-directory cli-cflags) || result 0 "the CLI's flags (make cli-cflags)"
-for f in user/*.c user/lib/*.c; do
+for f in user/*.c user/lib/*.c user/smc/*.c; do
 	o=${f#user/}
 	o=$obj/$(echo "${o%.c}" | tr / :).o
 	# shellcheck disable=SC2086 # the flags' words
@@ -87,15 +90,20 @@ calls() {
 			awk -v f="$f" '$2 != f { print f " -> " $2 " (" $1 ")" }'
 	done
 }
-shell="main cmd complete"
-up=$(calls 'lib:*' | grep -v -- '-> lib:' | paste -sd ';')
-result "$([ -z "$up" ] && echo 1)" "user/lib/ calls nothing above it" "$up"
+# the library: user/lib/ and SMC's part of it (user/smc/lib.c)
+shell="main cmd complete" lib='-> (lib:|smc:lib )'
+up=$(calls 'lib:*'; calls 'smc:lib')
+up=$(echo "$up" | grep -v '^$' | grep -vE -- "$lib" | paste -sd ';')
+result "$([ -z "$up" ] && echo 1)" "user/lib/ and user/smc/lib.c call nothing above them" "$up"
 across=$(for o in "$obj"/[!l]*.o; do
 	f=$(basename "$o" .o)
-	[[ " $shell " == *" $f "* ]] || calls "$f"
-done | grep -v -- '-> lib:' | paste -sd ';')
-result "$([ -z "$across" ] && echo 1)" "a command file calls user/lib/ only (no command file calls another)" "$across"
-nla=$(grep -l 'nla_' user/*.c | paste -sd ' ')
-result "$([ -z "$nla" ] && echo 1)" "no nla_* outside user/lib/" "$nla"
+	[[ " $shell smc:lib " == *" $f "* ]] || calls "$f"
+done | grep -vE -- "$lib" | paste -sd ';')
+result "$([ -z "$across" ] && echo 1)" "a command file calls the library only (no command file calls another)" "$across"
+# SMC's functions are defined in user/smc/ alone
+smcdef=$(grep -l '^[a-z].*\bds_smc_[a-z0-9_]*(' user/*.c user/lib/*.c | paste -sd ' ')
+result "$([ -z "$smcdef" ] && echo 1)" "no file outside user/smc/ defines an SMC function (ds_smc_*)" "$smcdef"
+nla=$(grep -l 'nla_' user/*.c user/smc/cmd.c | paste -sd ' ')
+result "$([ -z "$nla" ] && echo 1)" "no nla_* outside the library (user/lib/, user/smc/lib.c)" "$nla"
 echo "1..$n"
 [ $nfail -eq 0 ]

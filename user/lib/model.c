@@ -731,28 +731,6 @@ int ds_sess_filter_arg(struct ds_sess_filter *f, int argc, char **argv, int *a)
 	return 0;
 }
 
-static int ds_smc_alert_parse(struct nlattr *at, struct ds_smc_alert *f)
-{
-	struct nlattr *t[DROPSCOPE_SMC_FB_A_MAX + 1];
-
-	if (nla_parse_nested(t, DROPSCOPE_SMC_FB_A_MAX, at, NULL) < 0 ||
-	    !t[DROPSCOPE_SMC_FB_A_CODE] || !t[DROPSCOPE_SMC_FB_A_SIDE] ||
-	    !t[DROPSCOPE_SMC_FB_A_DELTA] || !t[DROPSCOPE_SMC_FB_A_TOTAL])
-		return -EINVAL;
-	f->code = nla_get_u32(t[DROPSCOPE_SMC_FB_A_CODE]);
-	f->server = nla_get_u8(t[DROPSCOPE_SMC_FB_A_SIDE]) ==
-		DROPSCOPE_SMC_SERVER;
-	f->delta = nla_get_u64(t[DROPSCOPE_SMC_FB_A_DELTA]);
-	f->total = nla_get_u64(t[DROPSCOPE_SMC_FB_A_TOTAL]);
-	f->owner = nla_type(at) == DROPSCOPE_A_SMC_OWNER;
-	if (t[DROPSCOPE_SMC_FB_A_PID])
-		f->pid = nla_get_u32(t[DROPSCOPE_SMC_FB_A_PID]);
-	if (t[DROPSCOPE_SMC_FB_A_COMM])
-		snprintf(f->comm, sizeof(f->comm), "%s",
-			 nla_get_string(t[DROPSCOPE_SMC_FB_A_COMM]));
-	return 0;
-}
-
 /*
  * An alert message: the round's counters, its sites, its SMC fallbacks and
  * their owners, the closes it reports; what ds_alert_free() frees.

@@ -146,63 +146,6 @@ const char *ds_netns_name(uint32_t inum, char *buf, size_t len)
 	return buf;
 }
 
-/*
- * The CLC decline codes of net/smc/smc_clc.h (SMC_CLC_DECL_*): the kernel
- * reports the codes and names none of them.
- */
-static const struct {
-	uint32_t code;
-	const char *name;
-} ds_smc_reasons[] = {
-	{ 0x01010000, "insufficient memory resources" },
-	{ 0x02010000, "timeout waiting for QP confirm link" },
-	{ 0x02020000, "timeout waiting for QP add link" },
-	{ 0x03000000, "configuration error" },
-	{ 0x03010000, "peer did not indicate SMC" },
-	{ 0x03020000, "IPsec in use" },
-	{ 0x03030000, "no SMC device found (R or D)" },
-	{ 0x03030001, "no SMC-D device found" },
-	{ 0x03030002, "no SMC-R device found" },
-	{ 0x03030003, "hardware has no ISMv2 support" },
-	{ 0x03030004, "peer sent no CLC v2 extension" },
-	{ 0x03030005, "peer sent no CLC SMC-Dv2 extension" },
-	{ 0x03030006, "peer sent no SEID" },
-	{ 0x03030007, "no SMC-Dv2 device found" },
-	{ 0x03030008, "peer sent no UEID" },
-	{ 0x03030009, "release version negotiation failed" },
-	{ 0x0303000a, "max connections negotiation failed" },
-	{ 0x0303000b, "max links negotiation failed" },
-	{ 0x03040000, "SMC modes do not match (R or D)" },
-	{ 0x03050000, "peer has eyecatcher in RMBE" },
-	{ 0x03060000, "fastopen sockopt not supported" },
-	{ 0x03070000, "IP prefix / subnet mismatch" },
-	{ 0x03080000, "error getting the VLAN id of the IP device" },
-	{ 0x03090000, "error registering the VLAN id on the ISM device" },
-	{ 0x030a0000, "no active SMC-R link in the link group" },
-	{ 0x030b0000, "SMC-R link from the server not found" },
-	{ 0x030c0000, "SMC version mismatch" },
-	{ 0x030d0000, "SMC-D DMB limit exceeded" },
-	{ 0x030e0000, "SMC-Rv2 connection: no route to peer" },
-	{ 0x030f0000, "SMC-Rv2 connection: indirect mismatch" },
-	{ 0x04000000, "synchronization error" },
-	{ 0x05000000, "peer declined during handshake" },
-	{ 0x09990000, "internal error" },
-	{ 0x09990001, "internal error: rtoken handling failed" },
-	{ 0x09990002, "internal error: ib ready link failed" },
-	{ 0x09990003, "internal error: reg rdma bufs failed" },
-};
-
-/* The name of an SMC fallback or decline reason code. */
-const char *ds_smc_reason_name(uint32_t code)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(ds_smc_reasons) / sizeof(ds_smc_reasons[0]); i++)
-		if (ds_smc_reasons[i].code == code)
-			return ds_smc_reasons[i].name;
-	return "unknown reason";
-}
-
 static const char *const ds_tcp_states[] = {
 	[1] = "ESTABLISHED", [2] = "SYN_SENT", [3] = "SYN_RECV",
 	[4] = "FIN_WAIT1", [5] = "FIN_WAIT2", [6] = "TIME_WAIT",

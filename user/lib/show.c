@@ -175,49 +175,6 @@ void ds_sites_print_as(struct ds_print *p, const char *key,
 		ds_print_text(p, "(%zu more sites)\n", n - top);
 }
 
-/*
- * The SMC fallbacks of an alert message by reason (smc_fallbacks), or by
- * owner (smc_owners): a line each, "by PID COMM" for an owner.
- */
-static void ds_smc_alerts_print(struct ds_print *p, const struct ds_alert *a,
-				bool owners)
-{
-	bool open = false;
-	char code[16];
-	size_t i;
-
-	for (i = 0; i < a->nsmc; i++) {
-		const struct ds_smc_alert *f = &a->smc[i];
-
-		if (f->owner != owners)
-			continue;
-		if (!open)
-			ds_print_open_arr(p, owners ? "smc_owners" :
-					  "smc_fallbacks");
-		open = true;
-		snprintf(code, sizeof(code), "0x%08x", f->code);
-		ds_print_open_obj(p, NULL);
-		ds_print_text(p, "%s", a->stamp);
-		ds_print_u64(p, DS_ANY, "delta", "  %10" PRIu64 " SMC fallbacks",
-			     f->delta);
-		ds_print_u64(p, DS_JSON, "total", NULL, f->total);
-		ds_print_str(p, DS_ANY, "code", "  %s", code);
-		ds_print_str(p, DS_ANY, "side", " %s", f->server ? "server" :
-			     "client");
-		if (owners) {
-			ds_print_u64(p, DS_ANY, "pid", " by %" PRIu64, f->pid);
-			ds_print_str(p, DS_ANY, "comm", " %s\n",
-				     f->pid ? f->comm : "(kernel)");
-		} else {
-			ds_print_str(p, DS_ANY, "name", " (%s)\n",
-				     ds_smc_reason_name(f->code));
-		}
-		ds_print_close_obj(p);
-	}
-	if (open)
-		ds_print_close_arr(p);
-}
-
 /* One alert message of watch: its round, its overflow, its sites. */
 void ds_alert_print(struct ds_print *p, const struct ds_alert *a)
 {

@@ -28,7 +28,7 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
-#include "ds.h"
+#include "lib/ds.h"
 
 #ifndef AF_SMC
 #define AF_SMC 43
@@ -1198,4 +1198,128 @@ void ds_smc_own_free(struct ds_smc_own *o)
 	free(o->owners.fb);
 	o->fbs.fb = NULL;
 	o->owners.fb = NULL;
+}
+
+/* ---- SMC in dropscope's alerts, and the names of its codes ---------- */
+
+/*
+ * The CLC decline codes of net/smc/smc_clc.h (SMC_CLC_DECL_*): the kernel
+ * reports the codes and names none of them.
+ */
+static const struct {
+	uint32_t code;
+	const char *name;
+} ds_smc_reasons[] = {
+	{ 0x01010000, "insufficient memory resources" },
+	{ 0x02010000, "timeout waiting for QP confirm link" },
+	{ 0x02020000, "timeout waiting for QP add link" },
+	{ 0x03000000, "configuration error" },
+	{ 0x03010000, "peer did not indicate SMC" },
+	{ 0x03020000, "IPsec in use" },
+	{ 0x03030000, "no SMC device found (R or D)" },
+	{ 0x03030001, "no SMC-D device found" },
+	{ 0x03030002, "no SMC-R device found" },
+	{ 0x03030003, "hardware has no ISMv2 support" },
+	{ 0x03030004, "peer sent no CLC v2 extension" },
+	{ 0x03030005, "peer sent no CLC SMC-Dv2 extension" },
+	{ 0x03030006, "peer sent no SEID" },
+	{ 0x03030007, "no SMC-Dv2 device found" },
+	{ 0x03030008, "peer sent no UEID" },
+	{ 0x03030009, "release version negotiation failed" },
+	{ 0x0303000a, "max connections negotiation failed" },
+	{ 0x0303000b, "max links negotiation failed" },
+	{ 0x03040000, "SMC modes do not match (R or D)" },
+	{ 0x03050000, "peer has eyecatcher in RMBE" },
+	{ 0x03060000, "fastopen sockopt not supported" },
+	{ 0x03070000, "IP prefix / subnet mismatch" },
+	{ 0x03080000, "error getting the VLAN id of the IP device" },
+	{ 0x03090000, "error registering the VLAN id on the ISM device" },
+	{ 0x030a0000, "no active SMC-R link in the link group" },
+	{ 0x030b0000, "SMC-R link from the server not found" },
+	{ 0x030c0000, "SMC version mismatch" },
+	{ 0x030d0000, "SMC-D DMB limit exceeded" },
+	{ 0x030e0000, "SMC-Rv2 connection: no route to peer" },
+	{ 0x030f0000, "SMC-Rv2 connection: indirect mismatch" },
+	{ 0x04000000, "synchronization error" },
+	{ 0x05000000, "peer declined during handshake" },
+	{ 0x09990000, "internal error" },
+	{ 0x09990001, "internal error: rtoken handling failed" },
+	{ 0x09990002, "internal error: ib ready link failed" },
+	{ 0x09990003, "internal error: reg rdma bufs failed" },
+};
+
+/* The name of an SMC fallback or decline reason code. */
+const char *ds_smc_reason_name(uint32_t code)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ds_smc_reasons) / sizeof(ds_smc_reasons[0]); i++)
+		if (ds_smc_reasons[i].code == code)
+			return ds_smc_reasons[i].name;
+	return "unknown reason";
+}
+
+int ds_smc_alert_parse(struct nlattr *at, struct ds_smc_alert *f)
+{
+	struct nlattr *t[DROPSCOPE_SMC_FB_A_MAX + 1];
+
+	if (nla_parse_nested(t, DROPSCOPE_SMC_FB_A_MAX, at, NULL) < 0 ||
+	    !t[DROPSCOPE_SMC_FB_A_CODE] || !t[DROPSCOPE_SMC_FB_A_SIDE] ||
+	    !t[DROPSCOPE_SMC_FB_A_DELTA] || !t[DROPSCOPE_SMC_FB_A_TOTAL])
+		return -EINVAL;
+	f->code = nla_get_u32(t[DROPSCOPE_SMC_FB_A_CODE]);
+	f->server = nla_get_u8(t[DROPSCOPE_SMC_FB_A_SIDE]) ==
+		DROPSCOPE_SMC_SERVER;
+	f->delta = nla_get_u64(t[DROPSCOPE_SMC_FB_A_DELTA]);
+	f->total = nla_get_u64(t[DROPSCOPE_SMC_FB_A_TOTAL]);
+	f->owner = nla_type(at) == DROPSCOPE_A_SMC_OWNER;
+	if (t[DROPSCOPE_SMC_FB_A_PID])
+		f->pid = nla_get_u32(t[DROPSCOPE_SMC_FB_A_PID]);
+	if (t[DROPSCOPE_SMC_FB_A_COMM])
+		snprintf(f->comm, sizeof(f->comm), "%s",
+			 nla_get_string(t[DROPSCOPE_SMC_FB_A_COMM]));
+	return 0;
+}
+
+/*
+ * The SMC fallbacks of an alert message by reason (smc_fallbacks), or by
+ * owner (smc_owners): a line each, "by PID COMM" for an owner.
+ */
+void ds_smc_alerts_print(struct ds_print *p, const struct ds_alert *a,
+				bool owners)
+{
+	bool open = false;
+	char code[16];
+	size_t i;
+
+	for (i = 0; i < a->nsmc; i++) {
+		const struct ds_smc_alert *f = &a->smc[i];
+
+		if (f->owner != owners)
+			continue;
+		if (!open)
+			ds_print_open_arr(p, owners ? "smc_owners" :
+					  "smc_fallbacks");
+		open = true;
+		snprintf(code, sizeof(code), "0x%08x", f->code);
+		ds_print_open_obj(p, NULL);
+		ds_print_text(p, "%s", a->stamp);
+		ds_print_u64(p, DS_ANY, "delta", "  %10" PRIu64 " SMC fallbacks",
+			     f->delta);
+		ds_print_u64(p, DS_JSON, "total", NULL, f->total);
+		ds_print_str(p, DS_ANY, "code", "  %s", code);
+		ds_print_str(p, DS_ANY, "side", " %s", f->server ? "server" :
+			     "client");
+		if (owners) {
+			ds_print_u64(p, DS_ANY, "pid", " by %" PRIu64, f->pid);
+			ds_print_str(p, DS_ANY, "comm", " %s\n",
+				     f->pid ? f->comm : "(kernel)");
+		} else {
+			ds_print_str(p, DS_ANY, "name", " (%s)\n",
+				     ds_smc_reason_name(f->code));
+		}
+		ds_print_close_obj(p);
+	}
+	if (open)
+		ds_print_close_arr(p);
 }
