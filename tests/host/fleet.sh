@@ -71,8 +71,8 @@ else
 	fail "make deb: dropscope and dropscope-dkms, lintian clean" "$(tail -15 "$W/deb.log")"
 	exit 1
 fi
-DEBS="build/deb/dropscope_${VERSION}_amd64.deb build/deb/dropscope-dkms_${VERSION}_all.deb"
-contents=$(dpkg -c "build/deb/dropscope-dkms_${VERSION}_all.deb")
+DEBS="build/deb/dropscope_${VERSION}_amd64.deb build/deb/dropscope-dkms_${VERSION}_amd64.deb"
+contents=$(dpkg -c "build/deb/dropscope-dkms_${VERSION}_amd64.deb")
 check "dropscope-dkms holds the module's source and dkms.conf" "2" \
 	"$(grep -c -E "usr/src/dropscope-$VERSION/(dkms.conf|kmod/probe.c)$" <<< "$contents")"
 
@@ -108,7 +108,7 @@ check "make dkms-uninstall: no module left" "" \
 # the packages, as apt installs them; then DKMS for each lab kernel, as
 # /etc/kernel/postinst.d/dkms runs when a kernel is installed
 cp $DEBS "$R/tmp/"
-if in_root sh -c "dpkg -i /tmp/dropscope-dkms_${VERSION}_all.deb /tmp/dropscope_${VERSION}_amd64.deb" > "$W/dpkg.log" 2>&1; then
+if in_root sh -c "dpkg -i /tmp/dropscope-dkms_${VERSION}_amd64.deb /tmp/dropscope_${VERSION}_amd64.deb" > "$W/dpkg.log" 2>&1; then
 	ok "dpkg -i dropscope-dkms dropscope"
 else
 	fail "dpkg -i dropscope-dkms dropscope" "$(tail -15 "$W/dpkg.log")"

@@ -143,5 +143,18 @@ for kern in "${kernels[@]}"; do
 		echo "# $kern: no net/smc/smc_tracepoint.h in its tree, the SMC probes are not checked there"
 	fi
 done
+# Without x86-64's ORC unwinder (here: the first kernel's tree with
+# CONFIG_UNWINDER_ORC unset on the command line, as Kbuild reads it), the
+# stacks part is left out (nostacks.c) and the rest of the module builds
+kern=${kernels[0]}
+tree "$T/n"
+if make -C "$(kdir "$kern")" M="$T/n/kmod" CONFIG_UNWINDER_ORC= modules >"$T/n/log" 2>&1 &&
+	[ -f "$T/n/kmod/nostacks.o" ] && [ ! -f "$T/n/kmod/stacks.o" ] &&
+	[ -f "$T/n/kmod/dropscope.ko" ]; then
+	result 1 "$kern: without the ORC unwinder, the module builds without stacks (nostacks.c)"
+else
+	result 0 "$kern: without the ORC unwinder, the module builds without stacks (nostacks.c)" \
+		"$(grep -E 'error|warning' "$T/n/log" | head -n 5; ls "$T/n/kmod" | grep stacks)"
+fi
 echo "1..$n"
 [ $nfail -eq 0 ]
