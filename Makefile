@@ -17,7 +17,7 @@
 #   make spec-check        the YNL spec against the uapi header and kmod/
 #   make checkpatch        the kernel's checkpatch.pl --strict on kmod/, uapi
 #   make install           module for KVER into /lib/modules/KVER/updates, CLI,
-#                          man page, bash completion under PREFIX (DESTDIR)
+#                          man pages, bash completion under PREFIX (DESTDIR)
 #   make uninstall         what install put there
 #   make dkms-install      the module's source to DKMS, built and installed for
 #                          every kernel with headers; dkms-uninstall removes it
@@ -77,7 +77,7 @@ CLI_LIB := $(filter-out user/main.c,$(CLI_SRC))
 CLI_HDR := $(wildcard user/*.h user/lib/*.h user/smc/*.h) include/uapi/linux/dropscope.h
 
 .PHONY: all module user clean check check-debug lab bench deps kernels unit \
-	testbins spec-check checkpatch install install-cli install-module \
+	testbins spec-check checkpatch man-check install install-cli install-module \
 	uninstall dkms-install dkms-uninstall dkms-source deb profile cli-cflags kdir \
 	oracle
 
@@ -196,6 +196,17 @@ spec-check:
 checkpatch:
 	scripts/checkpatch
 
+# The man pages: man --warnings says nothing of any, and dropscope(8)
+# names every other in SEE ALSO
+MAN := $(wildcard man/*.8)
+man-check:
+	@for m in $(MAN); do \
+		w=$$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 $$m 2>&1 >/dev/null); \
+		[ -z "$$w" ] || { echo "$$m: $$w" >&2; exit 1; }; \
+		[ $$m = man/dropscope.8 ] || grep -q "^\.BR $$(basename $$m .8 | sed 's/-/\\\\-/')" man/dropscope.8 || \
+			{ echo "man/dropscope.8 does not name $$m" >&2; exit 1; }; \
+	done; echo "man-check: $(words $(MAN)) pages, no warning"
+
 # T="NAME..." [K=6.1|6.12|rt|sid|sid-rt]: only those lab tests, on that kernel
 check:
 	T="$(T)" K="$(K)" KERNEL="$(KERNEL)" OWN_KDIR="$(OWN_KDIR)" scripts/check
@@ -234,7 +245,7 @@ install: install-module install-cli
 
 install-cli: user/dropscope build/dropscope.bash
 	install -D -m 0755 user/dropscope $(DESTDIR)$(SBINDIR)/dropscope
-	install -D -m 0644 man/dropscope.8 $(DESTDIR)$(MANDIR)/man8/dropscope.8
+	for m in $(MAN); do install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man8/$${m#man/}; done
 	install -D -m 0644 build/dropscope.bash $(DESTDIR)$(BASHCOMPDIR)/dropscope
 	install -D -m 0644 examples/normal.rules $(DESTDIR)$(DOCDIR)/examples/normal.rules
 
@@ -244,7 +255,7 @@ install-module: module
 	if [ -z "$(DESTDIR)" ]; then depmod $(KVER); fi
 
 uninstall:
-	rm -f $(DESTDIR)$(SBINDIR)/dropscope $(DESTDIR)$(MANDIR)/man8/dropscope.8 \
+	rm -f $(DESTDIR)$(SBINDIR)/dropscope $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN))) \
 		$(DESTDIR)$(BASHCOMPDIR)/dropscope $(DESTDIR)$(MODDIR)/dropscope.ko \
 		$(DESTDIR)$(DOCDIR)/examples/normal.rules
 	if [ -z "$(DESTDIR)" ] && [ -d /lib/modules/$(KVER) ]; then depmod $(KVER); fi

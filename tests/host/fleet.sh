@@ -43,6 +43,12 @@ KVER=$(scripts/kernels 6.12)
 stage=$W/stage
 files="usr/sbin/dropscope
 usr/share/man/man8/dropscope.8
+usr/share/man/man8/dropscope-capture.8
+usr/share/man/man8/dropscope-export.8
+usr/share/man/man8/dropscope-rule.8
+usr/share/man/man8/dropscope-run.8
+usr/share/man/man8/dropscope-sessions.8
+usr/share/man/man8/dropscope-smc.8
 usr/share/bash-completion/completions/dropscope
 usr/share/doc/dropscope/examples/normal.rules
 lib/modules/$KVER/updates/dropscope.ko"
@@ -51,7 +57,7 @@ lib/modules/$KVER/updates/dropscope.ko"
 if make --no-print-directory install DESTDIR="$stage" PREFIX=/usr KVER="$KVER" \
 	KBUILD_OUT="${W#"$PWD"/}/kmod" > "$W/install.log" 2>&1; then
 	got=$(cd "$stage" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
-	check "make install DESTDIR PREFIX=/usr: the CLI, man page, completion, example rules, module" \
+	check "make install DESTDIR PREFIX=/usr: the CLI, man pages, completion, example rules, module" \
 		"$(echo "$files" | sort | tr '\n' ' ')" "$got"
 else
 	fail "make install DESTDIR PREFIX=/usr" "$(tail -5 "$W/install.log")"
