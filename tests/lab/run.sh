@@ -719,7 +719,7 @@ tmux_gone() { ! tmux -L "$1" has-session 2>/dev/null || tmux -L "$1" kill-server
 
 # The other test files; one that does not parse stops the run, as does a
 # listed test that none of them defines.
-for f in masks fuzz sessions cycles preempt hw qdisc; do
+for f in rules fuzz sessions cycles preempt hw qdisc; do
 	bash -n "tests/lab/$f.sh" || { echo "Bail out! tests/lab/$f.sh does not parse"; exit 1; }
 done
 # shellcheck source=tests/lab/rules.sh
