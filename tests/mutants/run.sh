@@ -7,6 +7,10 @@
 #
 #   tests/mutants/run.sh [-k KERNEL] [-j JOBS] [NAME...]
 #
+# KERNEL is a lab kernel (scripts/kernels), or debug: make check-debug's
+# kernel (KASAN, lockdep, DEBUG_PREEMPT...), where a probe's per-CPU
+# access made preemptible is reported.
+#
 # NAME is a patch's name without .patch (default: every one). Each mutant
 # is built in a copy of the committed tree (git archive HEAD) under
 # build/mutants, with the patch applied: the CLI, the test programs and the
@@ -29,7 +33,15 @@ while getopts "k:j:" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-scripts/kernels "$kernel" > /dev/null || exit 1
+# debug: the debug kernel of make check-debug (scripts/debug-kernel), booted
+# as a kernel of one's own, its modules built in
+dbg=$PWD/build/debug-kernel
+if [ "$kernel" = debug ]; then
+	[ -f "$dbg/obj/include/config/kernel.release" ] ||
+		{ echo "no debug kernel: run scripts/debug-kernel" >&2; exit 1; }
+else
+	scripts/kernels "$kernel" > /dev/null || exit 1
+fi
 default=$kernel
 if [ $# -eq 0 ]; then
 	set -- $(for p in tests/mutants/*.patch; do basename "$p" .patch; done)
@@ -43,20 +55,29 @@ mutant() {
 	test=$(sed -n 's/^Test: //p' "$patch")
 	kernel=$(sed -n 's/^Kernel: //p' "$patch")
 	kernel=${kernel:-$default}
-	rel=$(scripts/kernels "$kernel") || { echo "kernel" > "$top/$name.verdict"; return; }
+	local kb=(KVER=) lab=(-k "$kernel")
+	if [ "$kernel" = debug ]; then
+		rel=$(cat "$dbg/obj/include/config/kernel.release")
+		kb=(KDIR="$dbg/obj") lab=(-k "$dbg/bzImage" -d "$dbg/obj")
+	else
+		rel=$(scripts/kernels "$kernel") || { echo "kernel" > "$top/$name.verdict"; return; }
+		kb=(KVER="$rel")
+	fi
 	w=$top/$name
 	rm -rf "$w"
 	mkdir -p "$w"
 	git archive HEAD | tar -x -C "$w"
 	{
 		(cd "$w" && patch -p1 -s < "$patch") &&
-			make -C "$w" --no-print-directory user testbins module KVER="$rel" &&
-			make -C "$w" --no-print-directory module KVER="$rel" PREEMPT_TEST=1 &&
-			make -C "$w" --no-print-directory oracle KVER="$rel" &&
-			mkdir -p "$w/build/netdevsim" &&
-			cp -r "$(dirname "$(scripts/netdevsim "$rel")")" "$w/build/netdevsim/"
+			make -C "$w" --no-print-directory user testbins module "${kb[@]}" &&
+			make -C "$w" --no-print-directory module "${kb[@]}" PREEMPT_TEST=1 &&
+			make -C "$w" --no-print-directory oracle "${kb[@]}" &&
+			{ [ "$kernel" = debug ] || {
+				mkdir -p "$w/build/netdevsim" &&
+					cp -r "$(dirname "$(scripts/netdevsim "$rel")")" "$w/build/netdevsim/"
+			}; }
 	} > "$top/$name.build" 2>&1 || { echo "build" > "$top/$name.verdict"; return; }
-	(cd "$w" && scripts/lab -k "$kernel" -- env CYCLES=1 tests/lab/run.sh -t "$test") \
+	(cd "$w" && scripts/lab "${lab[@]}" -- env CYCLES=1 tests/lab/run.sh -t "$test") \
 		> "$top/$name.tap" 2>&1 || rc=$?
 	if grep -q '^not ok' "$top/$name.tap"; then
 		echo "caught" > "$top/$name.verdict"
