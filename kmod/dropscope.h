@@ -197,7 +197,7 @@ enum {
  * on and, when every rule on packet fields names an input device, those
  * devices. A drop that came in on none of them matches no such rule, so it
  * is counted without its packet fields. rules.c derives it from the rules;
- * probe.c applies it.
+ * fields.c applies it (ds_filter_apply()).
  */
 struct ds_filter {
 	u32 fields;			/* BIT(DS_F_*) */
@@ -247,6 +247,7 @@ static inline void ds_drop_init(struct ds_drop *d, const struct sk_buff *skb,
 	d->masked = -1;
 }
 
+/* fields.c: the packet fields in fields (BIT(DS_F_*)) of a drop, into k */
 void ds_drop_fields(const struct sk_buff *skb, u32 fields, struct ds_key *k);
 
 /* The drop's key with (at least) fields read: each read once a drop. */
@@ -548,8 +549,8 @@ void ds_rule_hit(int rule, u64 delta);
 void ds_rules_zero_hits(void);
 int ds_rule_add(struct ds_rule *rule, struct genl_info *info,
 		void (*fold)(void));
-int ds_rule_del(u32 id);
-void ds_rules_clear(void);
+int ds_rule_del(u32 id, void (*fold)(void));
+void ds_rules_clear(void (*fold)(void));
 void ds_rules_free(void);
 u32 ds_rules_count(void);
 const struct ds_rule *ds_rule_at(u32 i);

@@ -75,7 +75,7 @@ static int __init ds_init(void)
 		goto err_capture;
 	err = ds_qdiscs_init();
 	if (err)
-		goto err_traps;
+		goto err_hw;
 	err = ds_family_init();
 	if (err)
 		goto err_qdiscs;
@@ -86,7 +86,7 @@ static int __init ds_init(void)
 
 err_qdiscs:
 	ds_qdiscs_exit();
-err_traps:
+err_hw:
 	ds_hw_exit();
 err_capture:
 	ds_capture_exit();

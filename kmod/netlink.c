@@ -841,9 +841,7 @@ static int ds_cmd_rule_del(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "no rule id given");
 		return -EINVAL;
 	}
-	/* what was counted is judged by the rules before the deletion */
-	ds_fold_all();
-	err = ds_rule_del(nla_get_u32(tb[DROPSCOPE_RULE_A_ID]));
+	err = ds_rule_del(nla_get_u32(tb[DROPSCOPE_RULE_A_ID]), ds_fold_all);
 	if (err == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[DROPSCOPE_RULE_A_ID],
 				    "no rule has this id");
@@ -852,8 +850,7 @@ static int ds_cmd_rule_del(struct sk_buff *skb, struct genl_info *info)
 
 static int ds_cmd_rule_clear(struct sk_buff *skb, struct genl_info *info)
 {
-	ds_fold_all();
-	ds_rules_clear();
+	ds_rules_clear(ds_fold_all);
 	return 0;
 }
 

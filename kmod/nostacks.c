@@ -4,6 +4,8 @@
  * replays that unwinder's steps, and builds only with it (Kbuild). Here
  * the stacks part is absent: asking for stacks is refused with the
  * reason, and everything else of the module works as it does elsewhere.
+ * There is no stacks= parameter, and the configuration gives a stacks
+ * capacity of 0.
  */
 
 #include <linux/jump_label.h>
@@ -20,7 +22,7 @@ unsigned long ds_stacks_len;
 static const u32 ds_no_generation;
 static const struct ds_rule ds_no_rule;
 
-u32 ds_stacks_drop(struct ds_drop *drop)
+notrace u32 ds_stacks_drop(struct ds_drop *drop)
 {
 	return 0;
 }

@@ -169,8 +169,8 @@ static bool ds_fallback_matches(const struct ds_rule *r, const void *k)
 int ds_rules_judge_smc(u32 code, bool *masked)
 {
 	lockdep_assert_held(&ds_lock);
-	return ds_verdict(rs.rules, rs.nrules, rs.nonly_smc, ds_fallback_matches,
-			  &code, masked);
+	return ds_verdict(rs.rules, rs.nrules, rs.nonly_smc,
+			  ds_fallback_matches, &code, masked);
 }
 
 /* The fields a trap and a device counter are matched on, as a drop's. */
@@ -565,10 +565,10 @@ int ds_rule_validate(const struct ds_rule *r, struct genl_info *info)
 }
 
 /*
- * Adds rule once fold() (the caller's fold of every source, ds_fold_all())
- * has judged, under the rules before it, what the probes counted: fold()
- * runs once they key drops by the rule's fields. A deletion and a clear
- * ask the caller to fold right before.
+ * A change of the rules takes fold(), the caller's fold of every source
+ * (ds_fold_all()), and runs it right before the change, so that what the
+ * probes counted is judged by the rules before it; for an addition, once
+ * they key drops by the new rule's fields too.
  */
 int ds_rule_add(struct ds_rule *rule, struct genl_info *info,
 		void (*fold)(void))
@@ -610,7 +610,7 @@ int ds_rule_add(struct ds_rule *rule, struct genl_info *info,
 	return 0;
 }
 
-int ds_rule_del(u32 id)
+int ds_rule_del(u32 id, void (*fold)(void))
 {
 	struct ds_ruleset *set;
 	u32 i;
@@ -623,6 +623,7 @@ int ds_rule_del(u32 id)
 		return -ENOENT;
 	if (ds_ruleset_alloc(rs.nrules - 1, &set))
 		return -ENOMEM;
+	fold();
 	memmove(&rs.rules[i], &rs.rules[i + 1],
 		(rs.nrules - i - 1) * sizeof(*rs.rules));
 	rs.nrules--;
@@ -630,9 +631,10 @@ int ds_rule_del(u32 id)
 	return 0;
 }
 
-void ds_rules_clear(void)
+void ds_rules_clear(void (*fold)(void))
 {
 	lockdep_assert_held(&ds_lock);
+	fold();
 	rs.nrules = 0;
 	ds_rules_changed(NULL);
 }

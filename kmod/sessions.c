@@ -612,6 +612,10 @@ static int ds_tlp_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+/* The watcher of listeners (ds_tcp_watch_listen()), on while there is one */
+static ds_listen_fn ds_listen_watcher;
+static DEFINE_STATIC_KEY_FALSE(ds_listen_key);
+
 /*
  * Every TCP state change comes here, ten of them in a short session, so
  * this part takes no lock and has no frame. A change in softirq between
@@ -620,9 +624,6 @@ static int ds_tlp_pre(struct kprobe *p, struct pt_regs *regs)
  * owns no process, and the addresses are read already. It is not looked
  * up; a live session's state is read from its socket when it is dumped.
  */
-static ds_listen_fn ds_listen_watcher;
-static DEFINE_STATIC_KEY_FALSE(ds_listen_key);
-
 static notrace void ds_state_probe(void *data, const struct sock *sk,
 				   const int oldstate, const int newstate)
 {
@@ -631,9 +632,11 @@ static notrace void ds_state_probe(void *data, const struct sock *sk,
 	/* a watcher of listeners shares the probe: one call a change */
 	if (static_branch_unlikely(&ds_listen_key) &&
 	    (oldstate == TCP_LISTEN || newstate == TCP_LISTEN)) {
-		ds_listen_fn fn = READ_ONCE(ds_listen_watcher);
+		/* pairs with the smp_store_release() in ds_tcp_watch_listen() */
+		ds_listen_fn fn = smp_load_acquire(&ds_listen_watcher);
 
-		fn(sk, oldstate, newstate);
+		if (fn)
+			fn(sk, oldstate, newstate);
 	}
 	if (!static_branch_unlikely(&ds_sess_drops_key))
 		return;
@@ -977,12 +980,16 @@ int ds_tcp_watch_listen(ds_listen_fn fn)
 	err = ds_state_hook_get();
 	if (err)
 		return err;
-	/* the key's enabling orders the store before the probe's load */
-	WRITE_ONCE(ds_listen_watcher, fn);
+	/* pairs with the smp_load_acquire() in ds_state_probe() */
+	smp_store_release(&ds_listen_watcher, fn);
 	static_branch_enable(&ds_listen_key);
 	return 0;
 }
 
+/*
+ * The watcher stays set: a probe past the key may still call it until the
+ * caller's tracepoint_synchronize_unregister().
+ */
 void ds_tcp_unwatch_listen(void)
 {
 	lockdep_assert_held(&ds_lock);

@@ -133,10 +133,10 @@ struct ds_smc_devsum {
 };
 
 /*
- * The listeners seen to start listening, and their owners. The state
- * probe (the tcp source's, ds_smc_listen_change()) adds and removes them in
- * process context; the
- * fallback probe looks one up from the kernel worker of the server side.
+ * The listeners seen to start listening, and their owners. The tcp
+ * source's state probe (ds_smc_listen_change()) adds and removes them in
+ * process context; the fallback probe looks one up from the kernel worker
+ * of the server side.
  */
 #define DS_SMC_LISTENERS	64
 
@@ -410,13 +410,14 @@ void ds_smc_rx_probe(void *data, const struct smc_sock *smc, size_t len)
 }
 
 /*
+ * From the tcp source's state probe, a TCP socket to or from LISTEN.
  * Listeners start and stop: a TCP socket of the kernel's (an SMC
  * listener's is one) that starts listening in a user's process context is
  * owned by that process. A listener that finds the table full has no
  * owner.
  */
-/* From the tcp source's state probe: a TCP socket to or from LISTEN */
-static void ds_smc_listen_change(const struct sock *sk, int oldstate, int newstate)
+static void ds_smc_listen_change(const struct sock *sk, int oldstate,
+				 int newstate)
 {
 	unsigned long flags;
 	u32 i;

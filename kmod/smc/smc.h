@@ -8,7 +8,8 @@
  *          under ds_lock otherwise. It uses the core's tcp source for two
  *          things: the sessions' SMC mode (ds_sess_smc()) and the owners
  *          of listeners (ds_tcp_watch_listen()); the core never calls SMC
- *          but through ds_smc_source.
+ *          but through ds_smc_source (and the preemptible-probe test,
+ *          through ds_ptest_smc(), in its own builds only).
  *   btf.c  the layout of smc.ko's private structs, from the kernel's BTF
  *   tp.c   the probes' prototypes against net/smc's tracepoint header,
  *          where the kernel tree has it (kmod/compat.mk)
