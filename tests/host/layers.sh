@@ -49,9 +49,10 @@ result "$([ -z "$named" ] && echo 1)" "no file outside kmod/smc/ names SMC but t
 # The module's files call each other in layers, with no circle, on every
 # lab kernel built; on 6.12 the layers are Documentation/design.md's
 # drawing (scripts/kmod-graph, from the objects of a build)
+drawing=$(scripts/kernels 6.12)
 for rel in $(scripts/kernels); do
 	kobj=build/kmod/$rel/kmod
-	if [ "$rel" = "$(scripts/kernels 6.12)" ] && [ ! -f "$kobj/dropscope.mod" ]; then
+	if [ "$rel" = "$drawing" ] && [ ! -f "$kobj/dropscope.mod" ]; then
 		make -s --no-print-directory module KVER="$rel" >/dev/null 2>&1 ||
 			result 0 "the module builds for $rel"
 	fi
@@ -61,7 +62,7 @@ for rel in $(scripts/kernels); do
 	else
 		result 0 "$rel: kmod/'s files call each other in layers, with no circle" "$graph"
 	fi
-	[ "$rel" = "$(scripts/kernels 6.12)" ] || continue
+	[ "$rel" = "$drawing" ] || continue
 	drawn=$(sed -n '/^<!-- kmod-graph -->$/,/^<!-- end -->$/p' Documentation/design.md |
 		sed '1,2d;$d' | sed '$d')
 	result "$([ "$drawn" = "$graph" ] && echo 1)" "Documentation/design.md draws kmod/'s layers as they are ($rel)" \

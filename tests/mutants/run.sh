@@ -55,7 +55,7 @@ mutant() {
 	test=$(sed -n 's/^Test: //p' "$patch")
 	kernel=$(sed -n 's/^Kernel: //p' "$patch")
 	kernel=${kernel:-$default}
-	local kb=(KVER=) lab=(-k "$kernel")
+	local kb lab=(-k "$kernel")
 	if [ "$kernel" = debug ]; then
 		rel=$(cat "$dbg/obj/include/config/kernel.release")
 		kb=(KDIR="$dbg/obj") lab=(-k "$dbg/bzImage" -d "$dbg/obj")
