@@ -42,6 +42,14 @@ static struct {
 } mon;
 
 /* Module load: the sources' own init, in order; undone if one fails. */
+/* Exits the first @n sources, the last first. */
+static void ds_sources_exit_n(size_t n)
+{
+	while (n--)
+		if (ds_sources[n]->exit)
+			ds_sources[n]->exit();
+}
+
 int ds_sources_init(void)
 {
 	size_t i;
@@ -49,24 +57,17 @@ int ds_sources_init(void)
 
 	for (i = 0; i < ARRAY_SIZE(ds_sources); i++) {
 		err = ds_sources[i]->init ? ds_sources[i]->init() : 0;
-		if (err)
-			goto err;
+		if (err) {
+			ds_sources_exit_n(i);
+			return err;
+		}
 	}
 	return 0;
-err:
-	while (i--)
-		if (ds_sources[i]->exit)
-			ds_sources[i]->exit();
-	return err;
 }
 
 void ds_sources_exit(void)
 {
-	size_t i = ARRAY_SIZE(ds_sources);
-
-	while (i--)
-		if (ds_sources[i]->exit)
-			ds_sources[i]->exit();
+	ds_sources_exit_n(ARRAY_SIZE(ds_sources));
 }
 
 /* The source of a part (one DROPSCOPE_PART_* bit). */
