@@ -41,7 +41,6 @@ static struct {
 	struct delayed_work work;
 } mon;
 
-/* Module load: the sources' own init, in order; undone if one fails. */
 /* Exits the first @n sources, the last first. */
 static void ds_sources_exit_n(size_t n)
 {
@@ -50,6 +49,7 @@ static void ds_sources_exit_n(size_t n)
 			ds_sources[n]->exit();
 }
 
+/* Module load: the sources' own init, in order; undone if one fails. */
 int ds_sources_init(void)
 {
 	size_t i;
