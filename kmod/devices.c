@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The netns of every registered network device, by device pointer, for the
- * probe: skb->dev cannot be dereferenced at kfree_skb (queued skbs reuse
- * the field, and the device may be gone), but it can be looked up here.
+ * The netns of every registered network device, and the run that netns
+ * is of (scope.h), by device pointer, for the probe: skb->dev cannot be
+ * dereferenced at kfree_skb (queued skbs reuse the field, and the device
+ * may be gone), but it can be looked up here.
  * A pointer that is not a live device is simply not found.
  *
  * An open-addressing table replaced under RCU when it must grow or has too
@@ -20,6 +21,7 @@
 #include <net/net_namespace.h>
 
 #include "dropscope.h"
+#include "scope.h"
 
 /*
  * A removed device: lookups probe past it. Never a pointer, nor anything
@@ -103,6 +105,7 @@ static void ds_dev_add(struct net_device *dev)
 	if (e->dev == (unsigned long)dev)
 		return;
 	e->inum = dev_net(dev)->ns.inum;
+	e->tag = ds_net_tag(dev_net(dev));
 	/* pairs with the smp_load_acquire() in ds_packet_netns() */
 	smp_store_release(&e->dev, (unsigned long)dev);
 	ds_dev_used++;

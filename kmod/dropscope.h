@@ -165,13 +165,18 @@ void ds_set_interval_ms(u32 ms);
  * One key of a per-CPU table and its count. A key is (location, reason),
  * plus those of the packet's fields some mask rule matches on: rk is
  * reason | ifindex << 32, pk is netns | l3 << 32 | l4 << 48 (l3 in network
- * byte order here), and DS_PK_SCOPE when the drop's socket belongs to the
- * scoped cgroup (scope.c). DS_PK_LATE marks a second count of a drop that
- * is counted without DS_PK_SCOPE already, and which the socket UDP named
- * after the drop puts in the scope (ds_probe_late()): the folder moves it.
+ * byte order here), and DS_PK_RUN(id) when the drop is a run's (scope.c),
+ * with its netns then. DS_PK_LATE marks a second count of a drop that is
+ * counted as the rest's already, and which the socket UDP named after the
+ * drop puts in a run (ds_probe_late()): the folder moves it. DS_PK_RUNNS
+ * marks a late count whose netns the run added, which the rest's key of
+ * the drop lacks.
  */
-#define DS_PK_SCOPE	BIT_ULL(63)
 #define DS_PK_LATE	BIT_ULL(62)
+#define DS_PK_RUNNS	BIT_ULL(61)
+#define DS_PK_RUN_SHIFT	56
+#define DS_PK_RUN(id)	((u64)(id) << DS_PK_RUN_SHIFT)
+#define DS_PK_RUN_ID(pk) ((u32)((pk) >> DS_PK_RUN_SHIFT) & 0x1f)
 
 struct ds_slot {
 	unsigned long loc;	/* 0: free; set once when claimed */
@@ -296,6 +301,7 @@ u32 ds_drop_netns(const struct sk_buff *skb);
 struct ds_dev {
 	unsigned long dev;	/* 0: free; ~0: removed; published last */
 	u32 inum;
+	u32 tag;		/* its netns's run (scope.h) */
 };
 
 struct ds_devtab {
@@ -328,7 +334,7 @@ struct ds_site {
 	u32 netns;
 	u16 l3;
 	u8 l4;
-	bool scope;		/* the drops of the scoped cgroup's sockets */
+	u8 run;			/* the run whose drops these are; 0: none */
 	bool masked;		/* the verdict of the rules of rules_gen */
 	u32 rules_gen;
 	int rule;		/* index of the deciding rule, or -1 */
@@ -630,7 +636,7 @@ struct ds_sess_info {
 	u8 family;
 	u8 state;
 	bool closed;
-	bool scope;		/* the scoped cgroup's socket at birth */
+	u8 run;			/* the run of its socket at birth; 0: none */
 	bool found;		/* open before start, found by it */
 	u8 smc_mode;		/* enum dropscope_smc_mode */
 	u32 smc_reason;		/* with DROPSCOPE_SMC_MODE_FALLBACK */
@@ -668,19 +674,26 @@ DECLARE_STATIC_KEY_FALSE(ds_sess_drops_key);
 /*
  * ---- probe.c, scope.c: drops with a socket ------------------------------
  * ds_sock_key is on (a count) while something wants the drops that carry
- * a socket: sessions (ds_sess_drops_key), or a scope (ds_scope_key).
+ * a socket: sessions (ds_sess_drops_key), or runs (ds_scope_key).
  */
 DECLARE_STATIC_KEY_FALSE(ds_sock_key);
 DECLARE_STATIC_KEY_FALSE(ds_scope_key);
 struct sock;
 #ifndef DS_HAVE_KFREE_SKB_RX_SK
-/* on while a cgroup is scoped on a kernel without rx_sk (scope.c) */
+/* on while a run lasts on a kernel without rx_sk (scope.c) */
 DECLARE_STATIC_KEY_FALSE(ds_late_key);
 void ds_probe_late(const struct sock *sk);
 #endif
-int ds_scope_set(u64 id, struct netlink_ext_ack *extack);
-u64 ds_scope_id(void);
+struct net;
+int ds_run_start(u64 cgid, u32 portid, struct net *net,
+		 struct netlink_ext_ack *extack);
+int ds_run_stop(u32 id, u32 portid, struct net *net,
+		struct netlink_ext_ack *extack);
+u32 ds_runs_count(void);
+void ds_runs_unhold(void);
+int ds_scope_init(void);
 void ds_scope_exit(void);
+void ds_scope_free(void);
 struct sock;
 void ds_sess_drop(const struct sock *sk, struct ds_drop *d);
 

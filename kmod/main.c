@@ -58,9 +58,12 @@ static int __init ds_init(void)
 	err = ds_sites_init();
 	if (err)
 		goto err_rules;
-	err = ds_devices_init();
+	err = ds_scope_init();
 	if (err)
 		goto err_sites;
+	err = ds_devices_init();
+	if (err)
+		goto err_scope;
 	err = ds_sessions_init();
 	if (err)
 		goto err_devices;
@@ -96,6 +99,8 @@ err_sessions:
 	ds_sessions_exit();
 err_devices:
 	ds_devices_exit();
+err_scope:
+	ds_scope_free();
 err_sites:
 	ds_sites_exit();
 err_rules:
@@ -122,6 +127,7 @@ static void __exit ds_exit(void)
 	ds_sources_exit();
 	ds_sessions_exit();
 	ds_devices_exit();
+	ds_scope_free();
 	ds_sites_exit();
 	ds_rules_exit();
 	ds_probe_exit();

@@ -34,13 +34,20 @@ static const struct nla_policy ds_config_policy[DROPSCOPE_A_MAX + 1] = {
 	[DROPSCOPE_A_TOP] = { .type = NLA_U32 },
 	[DROPSCOPE_A_RATELIMIT] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &ds_ratelimit_range),
-	[DROPSCOPE_A_SCOPE_CGROUP] = { .type = NLA_U64 },
 	[DROPSCOPE_A_SESS_EVENTS] =
 		NLA_POLICY_MASK(NLA_U32, DROPSCOPE_SESS_EVENTS_ALL),
 };
 
 static const struct nla_policy ds_start_policy[DROPSCOPE_A_MAX + 1] = {
 	[DROPSCOPE_A_PARTS] = NLA_POLICY_MASK(NLA_U32, DROPSCOPE_PARTS_ALL),
+};
+
+static const struct nla_policy ds_run_start_policy[DROPSCOPE_A_MAX + 1] = {
+	[DROPSCOPE_A_RUN_CGROUP] = NLA_POLICY_MIN(NLA_U64, 1),
+};
+
+static const struct nla_policy ds_run_stop_policy[DROPSCOPE_A_MAX + 1] = {
+	[DROPSCOPE_A_RUN] = NLA_POLICY_RANGE(NLA_U32, 1, DROPSCOPE_MAX_RUNS),
 };
 
 static const struct nla_policy ds_rule_policy[DROPSCOPE_RULE_A_MAX + 1] = {
@@ -102,6 +109,7 @@ static int ds_cmd_start(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *a = info->attrs[DROPSCOPE_A_PARTS];
 	u32 parts = DROPSCOPE_PARTS_ALL;
+	int err;
 
 	if (a) {
 		parts = nla_get_u32(a);
@@ -111,12 +119,19 @@ static int ds_cmd_start(struct sk_buff *skb, struct genl_info *info)
 			return -EINVAL;
 		}
 	}
-	return ds_start(parts, info->extack);
+	err = ds_start(parts, info->extack);
+	if (!err)
+		ds_runs_unhold();
+	return err;
 }
 
 static int ds_cmd_stop(struct sk_buff *skb, struct genl_info *info)
 {
-	return ds_stop(info->extack);
+	int err = ds_stop(info->extack);
+
+	if (!err)
+		ds_runs_unhold();
+	return err;
 }
 
 static int ds_cmd_reset(struct sk_buff *skb, struct genl_info *info)
@@ -173,9 +188,7 @@ static int ds_fill_config(struct sk_buff *msg, const void *arg)
 	    nla_put_u32(msg, DROPSCOPE_A_PARTS, ds_running_parts()) ||
 	    nla_put_u32(msg, DROPSCOPE_A_SESSIONS_CAPACITY, ds_sessions_cap) ||
 	    nla_put_u32(msg, DROPSCOPE_A_CLOSED_CAPACITY, ds_closed_cap) ||
-	    (ds_scope_id() &&
-	     nla_put_u64_64bit(msg, DROPSCOPE_A_SCOPE_CGROUP, ds_scope_id(),
-			       DROPSCOPE_A_PAD)) ||
+	    nla_put_u32(msg, DROPSCOPE_A_RUNS, ds_runs_count()) ||
 	    nla_put_u32(msg, DROPSCOPE_A_STACKS_CAPACITY, ds_stacks_cap) ||
 	    nla_put_u32(msg, DROPSCOPE_A_TRAPS_CAPACITY, ds_hw_cap) ||
 	    nla_put_u32(msg, DROPSCOPE_A_QDISCS_CAPACITY, ds_qdiscs_cap) ||
@@ -192,6 +205,45 @@ static int ds_cmd_config_get(struct sk_buff *skb, struct genl_info *info)
 {
 	return ds_reply(info, DROPSCOPE_CMD_CONFIG_GET, NLMSG_GOODSIZE,
 			ds_fill_config, NULL);
+}
+
+static int ds_fill_run(struct sk_buff *msg, const void *arg)
+{
+	return nla_put_u32(msg, DROPSCOPE_A_RUN, *(const u32 *)arg);
+}
+
+static int ds_cmd_run_start(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[DROPSCOPE_A_RUN_CGROUP];
+	int id, err;
+
+	if (!a) {
+		NL_SET_ERR_MSG(info->extack, "run: give the cgroup's id");
+		return -EINVAL;
+	}
+	id = ds_run_start(nla_get_u64(a), info->snd_portid,
+			  genl_info_net(info), info->extack);
+	if (id < 0) {
+		NL_SET_BAD_ATTR(info->extack, a);
+		return id;
+	}
+	err = ds_reply(info, DROPSCOPE_CMD_RUN_START, nla_total_size(4),
+		       ds_fill_run, &(u32){ id });
+	if (err)
+		ds_run_stop(id, info->snd_portid, genl_info_net(info), NULL);
+	return err;
+}
+
+static int ds_cmd_run_stop(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[DROPSCOPE_A_RUN];
+
+	if (!a) {
+		NL_SET_ERR_MSG(info->extack, "run: give the run's id");
+		return -EINVAL;
+	}
+	return ds_run_stop(nla_get_u32(a), info->snd_portid,
+			   genl_info_net(info), info->extack);
 }
 
 /* The u32 value of attribute type in a, or NULL when absent. */
@@ -211,7 +263,7 @@ static int ds_cmd_config_set(struct sk_buff *skb, struct genl_info *info)
 
 	if (!a[DROPSCOPE_A_INTERVAL_MS] && !a[DROPSCOPE_A_THRESHOLD] &&
 	    !a[DROPSCOPE_A_TOP] && !a[DROPSCOPE_A_RATELIMIT] &&
-	    !a[DROPSCOPE_A_SCOPE_CGROUP] && !a[DROPSCOPE_A_SESS_EVENTS]) {
+	    !a[DROPSCOPE_A_SESS_EVENTS]) {
 		NL_SET_ERR_MSG(info->extack,
 			       "no configuration attribute given");
 		return -EINVAL;
@@ -224,15 +276,6 @@ static int ds_cmd_config_set(struct sk_buff *skb, struct genl_info *info)
 		if (err) {
 			NL_SET_BAD_ATTR(info->extack,
 					a[DROPSCOPE_A_SESS_EVENTS]);
-			return err;
-		}
-	}
-	if (a[DROPSCOPE_A_SCOPE_CGROUP]) {
-		err = ds_scope_set(nla_get_u64(a[DROPSCOPE_A_SCOPE_CGROUP]),
-				   info->extack);
-		if (err) {
-			NL_SET_BAD_ATTR(info->extack,
-					a[DROPSCOPE_A_SCOPE_CGROUP]);
 			return err;
 		}
 	}
@@ -1004,6 +1047,20 @@ const struct genl_ops ds_nl_ops[] = {
 	{
 		.cmd = DROPSCOPE_CMD_QDISCS_GET,
 		.dumpit = ds_dump_qdiscs,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_RUN_START,
+		.doit = ds_cmd_run_start,
+		.policy = ds_run_start_policy,
+		.maxattr = DROPSCOPE_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_RUN_STOP,
+		.doit = ds_cmd_run_stop,
+		.policy = ds_run_stop_policy,
+		.maxattr = DROPSCOPE_A_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

@@ -17,30 +17,40 @@
 #include "dropscope.h"
 
 /*
- * The socket's netns, else the device's. skb->dev is never dereferenced:
- * queued skbs reuse the field (UDP's dev_scratch, the rbnode of TCP
- * out-of-order and IP reassembly queues) and the device may be gone. It
- * is looked up among the live devices instead (devices.c).
+ * The entry of the drop's device in the devices' table, or NULL. skb->dev
+ * is never dereferenced: queued skbs reuse the field (UDP's dev_scratch,
+ * the rbnode of TCP out-of-order and IP reassembly queues) and the device
+ * may be gone. It is looked up among the live devices instead (devices.c).
  */
-static __always_inline u32 ds_packet_netns(const struct sk_buff *skb)
+static __always_inline const struct ds_dev *
+ds_packet_dev(const struct sk_buff *skb)
 {
 	unsigned long dev = (unsigned long)skb->dev, d;
 	const struct ds_devtab *t;
 	u32 i;
 
-	if (skb->sk)
-		return sock_net(skb->sk)->ns.inum;
 	t = rcu_dereference_sched(ds_devtab);
 	if (!t)
-		return 0;
+		return NULL;
 	for (i = ds_dev_hash(t, dev);; i = (i + 1) & t->mask) {
 		/* pairs with the smp_store_release() in ds_dev_add() */
 		d = smp_load_acquire(&t->e[i].dev);
 		if (!d)
-			return 0;
+			return NULL;
 		if (d == dev)
-			return t->e[i].inum;
+			return &t->e[i];
 	}
+}
+
+/* The socket's netns, else the device's. */
+static __always_inline u32 ds_packet_netns(const struct sk_buff *skb)
+{
+	const struct ds_dev *e;
+
+	if (skb->sk)
+		return sock_net(skb->sk)->ns.inum;
+	e = ds_packet_dev(skb);
+	return e ? e->inum : 0;
 }
 
 /*

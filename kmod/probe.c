@@ -53,7 +53,7 @@ struct ds_cpu {
 
 static DEFINE_PER_CPU(struct ds_cpu, ds_cpus);
 
-/* See dropscope.h: sessions tracked, or a cgroup scoped */
+/* See dropscope.h: sessions tracked, or a run lasts */
 DEFINE_STATIC_KEY_FALSE(ds_sock_key);
 /* See dropscope.h: capture, or stacks on more than a site */
 DEFINE_STATIC_KEY_FALSE(ds_slow_key);
@@ -203,7 +203,7 @@ static __always_inline bool ds_packet_keyed(const struct sk_buff *skb)
 
 /*
  * Count a drop in this CPU's table, keyed by the fields the rules use; pk
- * is DS_PK_SCOPE for a drop of the scoped cgroup's sockets, else 0.
+ * is a run's (ds_dev_run_pk(), ds_sock_run_pk()), else 0.
  */
 static __always_inline void ds_probe_count(struct ds_cpu *c,
 					   const struct sk_buff *skb,
@@ -255,6 +255,33 @@ static __always_inline void ds_drop_rk_pk(struct ds_drop *d, u64 *rk, u64 *pk)
 		ds_pack_l4(pk, k->l4);
 }
 
+/*
+ * While a run lasts, a drop without a socket: the run of its device's
+ * netns, with that netns, or 0.
+ */
+static __always_inline u64 ds_dev_run_pk(const struct sk_buff *skb)
+{
+	const struct ds_dev *e = ds_packet_dev(skb);
+	u32 id = e ? ds_tag_run(e->tag) : 0;
+
+	return id ? DS_PK_RUN(id) | e->inum : 0;
+}
+
+/* While a run lasts, a drop with a socket: its run, else its device's. */
+static __always_inline u64 ds_sock_run_pk(const struct sk_buff *skb,
+					  const struct sock *sk)
+{
+	u32 id = ds_sock_run(sk);
+
+	return id ? DS_PK_RUN(id) | sock_net(sk)->ns.inum : ds_dev_run_pk(skb);
+}
+
+/* The run's part of a drop's key, without a socket. */
+static __always_inline u64 ds_run_pk(const struct sk_buff *skb)
+{
+	return static_branch_unlikely(&ds_scope_key) ? ds_dev_run_pk(skb) : 0;
+}
+
 /* Count a drop of the slow path; pk as ds_probe_count() takes it. */
 static __always_inline void ds_drop_count(struct ds_drop *d, u64 pk)
 {
@@ -274,8 +301,8 @@ static __always_inline bool ds_sock_or_late(const struct sk_buff *skb,
 #else
 /*
  * Without rx_sk, a receive drop carries no socket; UDP names it right
- * after the drop (udp:udp_fail_queue_rcv_skb), and while a cgroup is
- * scoped ds_late_key sends such drops here.
+ * after the drop (udp:udp_fail_queue_rcv_skb), and while a run lasts
+ * ds_late_key sends such drops here.
  */
 static __always_inline bool ds_sock_or_late(const struct sk_buff *skb,
 					    const struct sock *rx_sk)
@@ -284,20 +311,21 @@ static __always_inline bool ds_sock_or_late(const struct sk_buff *skb,
 }
 
 /*
- * A drop without a socket while a cgroup is scoped: counted as any other,
- * and its key kept when it may be UDP's failure to queue, so that
- * ds_probe_late() can count it to the scope too.
+ * A drop without a socket while a run lasts: counted as any other, and
+ * its key kept when it may be UDP's failure to queue, so that
+ * ds_probe_late() can count it to the socket's run too.
  */
 static noinline notrace void ds_count_late(struct ds_drop *d)
 {
 	struct ds_cpu *c = ds_this_cpu_ptr(&ds_cpus);
 	unsigned long loc = d->k.loc;
-	u64 rk, pk = 0;
+	u64 rk, pk = ds_run_pk(d->skb);
 
 	ds_drop_rk_pk(d, &rk, &pk);
 	ds_count(c, loc, rk, pk, ds_hash(loc, rk, pk));
-	if (d->k.reason != SKB_DROP_REASON_SOCKET_RCVBUFF &&
-	    d->k.reason != SKB_DROP_REASON_PROTO_MEM)
+	/* a run's already, by its device: not the rest's to move */
+	if ((d->k.reason != SKB_DROP_REASON_SOCKET_RCVBUFF &&
+	     d->k.reason != SKB_DROP_REASON_PROTO_MEM) || DS_PK_RUN_ID(pk))
 		return;
 	c->late_rk = rk;
 	c->late_pk = pk;
@@ -308,14 +336,16 @@ static noinline notrace void ds_count_late(struct ds_drop *d)
 
 /*
  * UDP failed to queue a datagram for sk, and freed it just before on this
- * CPU (ds_count_late() kept its key). When sk is the scope's, count the
- * drop again under DS_PK_SCOPE | DS_PK_LATE: the folder moves it from the
- * rest to the scope (sites.c).
+ * CPU (ds_count_late() kept its key). When sk is a run's, count the drop
+ * again under DS_PK_RUN() | DS_PK_LATE, with the socket's netns (then
+ * DS_PK_RUNNS) unless the key has one: the folder moves it from the rest
+ * to the run (sites.c).
  */
 notrace void ds_probe_late(const struct sock *sk)
 {
 	struct ds_cpu *c;
 	unsigned long loc;
+	u32 id;
 	u64 pk;
 
 	ds_probe_begin();
@@ -323,8 +353,11 @@ notrace void ds_probe_late(const struct sock *sk)
 	loc = READ_ONCE(c->late_loc);
 	if (loc) {
 		WRITE_ONCE(c->late_loc, 0);
-		if (sk && ds_scope_holds(sk)) {
-			pk = c->late_pk | DS_PK_SCOPE | DS_PK_LATE;
+		id = sk ? ds_sock_run(sk) : 0;
+		if (id) {
+			pk = c->late_pk | DS_PK_RUN(id) | DS_PK_LATE;
+			if (!(u32)pk)
+				pk |= DS_PK_RUNNS | sock_net(sk)->ns.inum;
 			/* the rest's count before this one (ds_drops_fold()) */
 			smp_wmb();
 			ds_count(c, loc, c->late_rk, pk,
@@ -336,10 +369,10 @@ notrace void ds_probe_late(const struct sock *sk)
 #endif
 
 /*
- * A drop with a socket while TCP sessions are tracked or a cgroup is
- * scoped: counted to its session too, unless the rules mask it
- * (sessions.c), and apart when the socket is the scope's (scope.c). Out of
- * line, as ds_count_packet() is.
+ * A drop with a socket while TCP sessions are tracked or a run lasts:
+ * counted to its session too, unless the rules mask it (sessions.c), and
+ * apart when the drop is a run's (scope.c). Out of line, as
+ * ds_count_packet() is.
  */
 static noinline notrace void ds_count_sock(struct ds_drop *d,
 					   const struct sock *rx_sk)
@@ -353,8 +386,8 @@ static noinline notrace void ds_count_sock(struct ds_drop *d,
 #endif
 	if (static_branch_unlikely(&ds_sess_drops_key))
 		ds_sess_drop(sk, d);
-	if (static_branch_unlikely(&ds_scope_key) && ds_scope_holds(sk))
-		pk = DS_PK_SCOPE;
+	if (static_branch_unlikely(&ds_scope_key))
+		pk = ds_sock_run_pk(d->skb, sk);
 	ds_drop_count(d, pk);
 }
 
@@ -384,7 +417,21 @@ ds_probe_slow(void *data, const struct sk_buff *skb, void *location,
 	    ds_sock_or_late(skb, rx_sk))
 		ds_count_sock(&d, rx_sk);
 	else
-		ds_drop_count(&d, 0);
+		ds_drop_count(&d, ds_run_pk(skb));
+	ds_probe_end();
+}
+
+/*
+ * A drop without a socket while a run lasts (ds_scope_key): the common
+ * probe's count, with the run of the drop's device. Out of line and
+ * reached by a tail call, as ds_probe_slow() is.
+ */
+static noinline notrace void ds_probe_run(const struct sk_buff *skb,
+					  unsigned long loc, u32 reason)
+{
+	ds_probe_begin();
+	ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb, loc, reason,
+		       ds_dev_run_pk(skb));
 	ds_probe_end();
 }
 
@@ -405,6 +452,8 @@ static notrace void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 	     ds_sock_or_late(skb, DS_KFREE_SKB_RX_SK)))
 		return ds_probe_slow(data, skb, location, reason,
 				     DS_KFREE_SKB_RX_SK);
+	if (static_branch_unlikely(&ds_scope_key))
+		return ds_probe_run(skb, (unsigned long)location, reason);
 	ds_probe_begin();
 	ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb,
 		       (unsigned long)location, reason, 0);

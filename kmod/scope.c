@@ -1,23 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The scope: one cgroup (v2) whose sockets' drops the drop path counts
- * apart (DS_PK_SCOPE in the key: sites of their own, marked scope), for
- * "dropscope run", which runs a command in a cgroup of its own. Set and
- * cleared under ds_lock; read by the probe under RCU (it runs with
- * preemption disabled), with a reference on the cgroup held while set.
+ * Runs: "dropscope run" runs a command in a cgroup (v2) of its own, and
+ * the module counts the drops of that command's scope apart, in sites of
+ * their own (the run's id in the key, DS_PK_RUN()). A run's scope is its
+ * cgroup, the cgroups below it, and the network namespaces their tasks
+ * create while it lasts: a pernet init runs in the creating task, which
+ * tags the new netns with the run (struct ds_net). A drop is the run's
+ * when its socket's cgroup is, or when its socket's netns or its device's
+ * is (scope.h). Up to DROPSCOPE_MAX_RUNS at once, each bound to the
+ * netlink socket that began it, and ended when that socket closes.
  *
- * A drop is the scope's when the socket it carries is. Before 6.11,
- * skb:kfree_skb passes no receiving socket, and a datagram that UDP fails
- * to queue (receive buffer full, memory) is freed without one; UDP names
- * the socket right after, on the same CPU, in udp:udp_fail_queue_rcv_skb
- * (IPv4). There, while a cgroup is scoped, the drop is counted to the
- * scope too (ds_probe_late()), and the folder moves it from the rest.
+ * Runs begin and end under ds_lock; the probe reads them under RCU (it
+ * runs with preemption disabled), with a reference on each cgroup held
+ * while its run lasts.
+ *
+ * Before 6.11, skb:kfree_skb passes no receiving socket, and a datagram
+ * that UDP fails to queue (receive buffer full, memory) is freed without
+ * one; UDP names the socket right after, on the same CPU, in
+ * udp:udp_fail_queue_rcv_skb (IPv4). There, while a run lasts, the drop
+ * is counted to the socket's run too (ds_probe_late()), and the folder
+ * moves it from the rest.
  */
 
 #include <linux/cgroup.h>
 #include <linux/jump_label.h>
+#include <linux/netlink.h>
+#include <linux/notifier.h>
 #include <linux/rcupdate.h>
 #include <linux/tracepoint.h>
+#include <net/net_namespace.h>
 #include <net/netlink.h>
 #include <net/sock.h>
 #ifndef DS_HAVE_KFREE_SKB_RX_SK
@@ -30,9 +41,21 @@
 
 DEFINE_STATIC_KEY_FALSE(ds_scope_key);
 
-/* read in any context by ds_scope_holds() (scope.h) */
-struct cgroup __rcu *ds_scope_cgrp;
-static u64 ds_scope_cgid;	/* under ds_lock */
+/* read in any context (scope.h) */
+unsigned int ds_net_id __read_mostly;
+u32 ds_run_tags[DS_RUN_ID_MASK + 1];
+struct cgroup __rcu *ds_run_cgrps[DROPSCOPE_MAX_RUNS + 1];
+unsigned long ds_runs_live;
+
+/* The runs, by id; under ds_lock. */
+static struct ds_run {
+	u64 cgid;		/* 0: no run has this id */
+	u32 portid;		/* the socket that began it */
+	struct net *net;	/* that socket's netns */
+} ds_runs[DROPSCOPE_MAX_RUNS + 1];
+static u32 ds_runs_n, ds_run_gen;
+/* the runs started monitoring, and nobody started or stopped it since */
+static bool ds_runs_hold;
 
 #ifndef DS_HAVE_KFREE_SKB_RX_SK
 DEFINE_STATIC_KEY_FALSE(ds_late_key);
@@ -80,71 +103,234 @@ static void ds_late_detach(void)
 }
 #endif
 
-u64 ds_scope_id(void)
+/* The tag of the run whose cgroups hold the current task, or 0. */
+static u32 ds_current_tag(void)
 {
-	lockdep_assert_held(&ds_lock);
-	return ds_scope_cgid;
+	unsigned long live = READ_ONCE(ds_runs_live);
+	struct cgroup *cg, *run;
+	u32 id, tag = 0;
+
+	rcu_read_lock();
+	cg = task_dfl_cgroup(current);
+	for_each_set_bit(id, &live, DROPSCOPE_MAX_RUNS + 1) {
+		run = rcu_dereference(ds_run_cgrps[id]);
+		if (run && cgroup_is_descendant(cg, run)) {
+			tag = READ_ONCE(ds_run_tags[id]);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return tag;
 }
 
-static void ds_scope_clear(void)
+/* A new netns is its creator's run's (it runs in the creating task). */
+static int __net_init ds_net_init(struct net *net)
 {
-	struct cgroup *old = rcu_dereference_protected(ds_scope_cgrp,
-						       lockdep_is_held(&ds_lock));
+	struct ds_net *dn = net_generic(net, ds_net_id);
 
-	if (!old)
-		return;
-	ds_late_detach();
-	static_branch_dec(&ds_sock_key);
-	static_branch_disable(&ds_scope_key);
-	RCU_INIT_POINTER(ds_scope_cgrp, NULL);
-	/*
-	 * The probes disable preemption: none reads old once this returns,
-	 * and none runs on the UDP tracepoint.
-	 */
-	tracepoint_synchronize_unregister();
-	cgroup_put(old);
-	ds_scope_cgid = 0;
-}
-
-/* Scope the cgroup of id (0: none). Under ds_lock. */
-int ds_scope_set(u64 id, struct netlink_ext_ack *extack)
-{
-	struct cgroup *cg;
-
-	lockdep_assert_held(&ds_lock);
-	if (!id) {
-		ds_scope_clear();
-		return 0;
-	}
-	if (!IS_ENABLED(CONFIG_SOCK_CGROUP_DATA)) {
-		NL_SET_ERR_MSG(extack,
-			       "scope: this kernel keeps no cgroup in its sockets (CONFIG_SOCK_CGROUP_DATA)");
-		return -EOPNOTSUPP;
-	}
-	if (ds_scope_cgid == id)
-		return 0;
-	if (ds_scope_cgid) {
-		NL_SET_ERR_MSG(extack,
-			       "scope: another cgroup is scoped already (set 0 to clear it)");
-		return -EBUSY;
-	}
-	cg = cgroup_get_from_id(id);
-	if (IS_ERR(cg)) {
-		NL_SET_ERR_MSG(extack, "scope: no cgroup (v2) has this id");
-		return -ENOENT;
-	}
-	ds_scope_cgid = id;
-	rcu_assign_pointer(ds_scope_cgrp, cg);
-	static_branch_enable(&ds_scope_key);
-	static_branch_inc(&ds_sock_key);
-	ds_late_attach();
+	WRITE_ONCE(dn->tag, ds_current_tag());
 	return 0;
 }
 
-/* Module exit: no command runs any more, the probe is detached. */
+static struct pernet_operations ds_net_ops = {
+	.init = ds_net_init,
+	.id = &ds_net_id,
+	.size = sizeof(struct ds_net),
+};
+
+u32 ds_runs_count(void)
+{
+	lockdep_assert_held(&ds_lock);
+	return ds_runs_n;
+}
+
+/* Monitoring was started or stopped by hand: the runs no longer hold it. */
+void ds_runs_unhold(void)
+{
+	lockdep_assert_held(&ds_lock);
+	ds_runs_hold = false;
+}
+
+static void ds_run_end(u32 id)
+{
+	struct cgroup *cg = rcu_dereference_protected(ds_run_cgrps[id],
+						      lockdep_is_held(&ds_lock));
+
+	WRITE_ONCE(ds_run_tags[id], 0);
+	WRITE_ONCE(ds_runs_live, ds_runs_live & ~BIT(id));
+	RCU_INIT_POINTER(ds_run_cgrps[id], NULL);
+	ds_runs[id].cgid = 0;
+	if (!--ds_runs_n) {
+		ds_late_detach();
+		static_branch_dec(&ds_sock_key);
+		static_branch_disable(&ds_scope_key);
+	}
+	/*
+	 * The probes disable preemption, and the netns init holds the RCU
+	 * read lock: none reads cg once this returns, and none runs on the
+	 * UDP tracepoint.
+	 */
+	tracepoint_synchronize_unregister();
+	cgroup_put(cg);
+	if (!ds_runs_n && ds_runs_hold && ds_running())
+		ds_stop(NULL);
+	if (!ds_runs_n)
+		ds_runs_hold = false;
+}
+
+/* Does a run's cgroup nest with cg, either way, or is it cg? */
+static bool ds_run_nests(struct cgroup *cg)
+{
+	struct cgroup *run;
+	u32 id;
+
+	for_each_set_bit(id, &ds_runs_live, DROPSCOPE_MAX_RUNS + 1) {
+		run = rcu_dereference_protected(ds_run_cgrps[id],
+						lockdep_is_held(&ds_lock));
+		if (cgroup_is_descendant(cg, run) ||
+		    cgroup_is_descendant(run, cg))
+			return true;
+	}
+	return false;
+}
+
+/* Start monitoring for the first run, when nothing runs it. */
+static int ds_runs_monitor(struct netlink_ext_ack *extack)
+{
+	int err;
+
+	if (ds_runs_n || ds_running())
+		return 0;
+	err = ds_start(DROPSCOPE_PARTS_ALL, extack);
+	if (!err)
+		ds_runs_hold = true;
+	return err;
+}
+
+/*
+ * Begin a run of the cgroup of id cgid for the socket portid of net: its
+ * id (1 to DROPSCOPE_MAX_RUNS), or an error, with nothing changed.
+ */
+int ds_run_start(u64 cgid, u32 portid, struct net *net,
+		 struct netlink_ext_ack *extack)
+{
+	struct cgroup *cg;
+	u32 id;
+	int err;
+
+	lockdep_assert_held(&ds_lock);
+	if (!IS_ENABLED(CONFIG_SOCK_CGROUP_DATA)) {
+		NL_SET_ERR_MSG(extack,
+			       "run: this kernel keeps no cgroup in its sockets (CONFIG_SOCK_CGROUP_DATA)");
+		return -EOPNOTSUPP;
+	}
+	for (id = 1; id <= DROPSCOPE_MAX_RUNS && ds_runs[id].cgid; id++)
+		;
+	if (id > DROPSCOPE_MAX_RUNS) {
+		NL_SET_ERR_MSG(extack, "run: 16 runs at once already (DROPSCOPE_MAX_RUNS)");
+		return -EBUSY;
+	}
+	cg = cgroup_get_from_id(cgid);
+	if (IS_ERR(cg)) {
+		NL_SET_ERR_MSG(extack, "run: no cgroup (v2) has this id");
+		return -ENOENT;
+	}
+	if (ds_run_nests(cg)) {
+		NL_SET_ERR_MSG(extack,
+			       "run: the cgroup is, is above or is below another run's");
+		err = -EBUSY;
+		goto err_put;
+	}
+	err = ds_runs_monitor(extack);
+	if (err)
+		goto err_put;
+	ds_runs[id] = (struct ds_run){ .cgid = cgid, .portid = portid,
+				       .net = net };
+	rcu_assign_pointer(ds_run_cgrps[id], cg);
+	/* a new generation: no tag of an earlier run with this id matches */
+	ds_run_gen++;
+	WRITE_ONCE(ds_run_tags[id], ds_run_gen << DS_RUN_ID_BITS | id);
+	WRITE_ONCE(ds_runs_live, ds_runs_live | BIT(id));
+	if (!ds_runs_n++) {
+		static_branch_enable(&ds_scope_key);
+		static_branch_inc(&ds_sock_key);
+		ds_late_attach();
+	}
+	return id;
+
+err_put:
+	cgroup_put(cg);
+	return err;
+}
+
+/* End run id, which only its socket may do. */
+int ds_run_stop(u32 id, u32 portid, struct net *net,
+		struct netlink_ext_ack *extack)
+{
+	lockdep_assert_held(&ds_lock);
+	if (!id || id > DROPSCOPE_MAX_RUNS || !ds_runs[id].cgid) {
+		NL_SET_ERR_MSG(extack, "run: no run has this id");
+		return -ENOENT;
+	}
+	if (ds_runs[id].portid != portid || !net_eq(ds_runs[id].net, net)) {
+		NL_SET_ERR_MSG(extack, "run: another socket began this run");
+		return -EPERM;
+	}
+	ds_run_end(id);
+	return 0;
+}
+
+/* A netlink socket is released: its runs end. */
+static int ds_run_notify(struct notifier_block *nb, unsigned long event,
+			 void *ptr)
+{
+	struct netlink_notify *n = ptr;
+	u32 id;
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
+		return NOTIFY_DONE;
+	mutex_lock(&ds_lock);
+	for (id = 1; id <= DROPSCOPE_MAX_RUNS; id++)
+		if (ds_runs[id].cgid && ds_runs[id].portid == n->portid &&
+		    net_eq(ds_runs[id].net, n->net))
+			ds_run_end(id);
+	mutex_unlock(&ds_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ds_run_nb = {
+	.notifier_call = ds_run_notify,
+};
+
+/* Before the devices' table, whose entries read the netns tags. */
+int ds_scope_init(void)
+{
+	int err;
+
+	err = register_pernet_subsys(&ds_net_ops);
+	if (err)
+		return err;
+	err = netlink_register_notifier(&ds_run_nb);
+	if (err)
+		unregister_pernet_subsys(&ds_net_ops);
+	return err;
+}
+
+/* Module exit: no command runs any more; every run ends. */
 void ds_scope_exit(void)
 {
+	u32 id;
+
 	mutex_lock(&ds_lock);
-	ds_scope_clear();
+	for (id = 1; id <= DROPSCOPE_MAX_RUNS; id++)
+		if (ds_runs[id].cgid)
+			ds_run_end(id);
 	mutex_unlock(&ds_lock);
+}
+
+/* After the devices' table is gone: nobody reads a netns tag. */
+void ds_scope_free(void)
+{
+	netlink_unregister_notifier(&ds_run_nb);
+	unregister_pernet_subsys(&ds_net_ops);
 }

@@ -1,32 +1,89 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The scope (scope.c) as the drop probe and sessions read it: in any
- * context, hard IRQ included, with preemption disabled (ds_probe_begin()),
- * which is what scope.c waits out before it lets a cgroup go.
+ * The runs' scopes (scope.c) as the drop path and sessions read them: in
+ * any context, hard IRQ included, with preemption disabled
+ * (ds_probe_begin()), which is what scope.c waits out before it lets a
+ * cgroup go.
+ *
+ * A run's tag is its id (1 to DROPSCOPE_MAX_RUNS) in the low bits and a
+ * generation above them; ds_run_tags[id] holds the tag of the run with
+ * that id while it lasts, 0 otherwise. A namespace keeps the tag of the
+ * run that created it (struct ds_net), and so does each device's entry in
+ * the devices' table: once its run ends, the tag matches no run, and no
+ * later run with the same id, so nothing has to be cleared.
  */
 #ifndef _DROPSCOPE_SCOPE_H
 #define _DROPSCOPE_SCOPE_H
 
 #include <linux/cgroup.h>
 #include <linux/rcupdate.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
 #include <net/sock.h>
 
-extern struct cgroup __rcu *ds_scope_cgrp;
+#define DS_RUN_ID_BITS	5
+#define DS_RUN_ID_MASK	((1U << DS_RUN_ID_BITS) - 1)
 
-/* Does the drop's socket belong to the scope, or to a cgroup below it? */
-static __always_inline bool ds_scope_holds(const struct sock *sk)
+/* one per netns, at ds_net_id */
+struct ds_net {
+	u32 tag;		/* the run that created it; 0: none */
+};
+
+extern unsigned int ds_net_id;
+extern u32 ds_run_tags[DS_RUN_ID_MASK + 1];
+extern struct cgroup __rcu *ds_run_cgrps[DROPSCOPE_MAX_RUNS + 1];
+extern unsigned long ds_runs_live;	/* BIT(id) per run */
+
+/* The run of tag, while it lasts; else 0. */
+static __always_inline u32 ds_tag_run(u32 tag)
+{
+	u32 id = tag & DS_RUN_ID_MASK;
+
+	return tag && READ_ONCE(ds_run_tags[id]) == tag ? id : 0;
+}
+
+/* The tag of net: the run that created it, or 0. */
+static __always_inline u32 ds_net_tag(const struct net *net)
+{
+	const struct ds_net *dn;
+	u32 tag;
+
+	rcu_read_lock();
+	dn = net_generic(net, ds_net_id);
+	tag = READ_ONCE(dn->tag);
+	rcu_read_unlock();
+	return tag;
+}
+
+/* The run whose cgroups hold the socket (a full one), or 0. */
+static __always_inline u32 ds_cgroup_run(const struct sock *sk)
 {
 #ifdef CONFIG_SOCK_CGROUP_DATA
-	struct cgroup *scope = rcu_dereference_sched(ds_scope_cgrp);
-	struct sock_cgroup_data *skcd;
+	unsigned long live = READ_ONCE(ds_runs_live);
+	struct cgroup *cg, *run;
+	u32 id;
 
-	if (!scope || !sk_fullsock(sk))
-		return false;
-	skcd = &((struct sock *)sk)->sk_cgrp_data;
-	return cgroup_is_descendant(sock_cgroup_ptr(skcd), scope);
-#else
-	return false;
+	if (!sk_fullsock(sk))
+		return 0;
+	cg = sock_cgroup_ptr(&((struct sock *)sk)->sk_cgrp_data);
+	for_each_set_bit(id, &live, DROPSCOPE_MAX_RUNS + 1) {
+		run = rcu_dereference_sched(ds_run_cgrps[id]);
+		if (run && cgroup_is_descendant(cg, run))
+			return id;
+	}
 #endif
+	return 0;
+}
+
+/*
+ * The run a socket belongs to: by its cgroup, else by its netns; 0 for
+ * none. Only while some run lasts (ds_scope_key).
+ */
+static __always_inline u32 ds_sock_run(const struct sock *sk)
+{
+	u32 id = ds_cgroup_run(sk);
+
+	return id ? id : ds_tag_run(ds_net_tag(sock_net(sk)));
 }
 
 #endif /* _DROPSCOPE_SCOPE_H */

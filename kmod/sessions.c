@@ -426,8 +426,8 @@ static struct ds_sess *ds_sess_birth(const struct sock *sk, int state)
 	ds_sess_addrs(&e->info, sk);
 	ds_sess_owner(&e->info);
 	/* a passive child has its listener's cgroup (sk_clone_lock()) */
-	e->info.scope = static_branch_unlikely(&ds_scope_key) &&
-			ds_scope_holds(sk);
+	e->info.run = static_branch_unlikely(&ds_scope_key) ?
+		      ds_sock_run(sk) : 0;
 	/*
 	 * A cell counts for the generation its tag names: those of earlier
 	 * sessions of the entry are told apart by their tags, until the tag
@@ -1282,9 +1282,9 @@ static __always_inline void ds_nlw_u64(struct ds_nlw *w, int type, u64 v)
 #define DS_SESS_ROOM							\
 	(8 * (NLA_HDRLEN + nla_total_size(sizeof(u64))) +		\
 	 3 * nla_total_size(sizeof(u8)) + 2 * nla_total_size(sizeof(u16)) + \
-	 5 * nla_total_size(sizeof(u32)) +				\
+	 6 * nla_total_size(sizeof(u32)) +				\
 	 2 * nla_total_size(sizeof(struct in6_addr)) +			\
-	 nla_total_size(TASK_COMM_LEN) + 3 * nla_total_size(0) +	\
+	 nla_total_size(TASK_COMM_LEN) + 2 * nla_total_size(0) +	\
 	 nla_total_size(sizeof(struct dropscope_tcp_state)))
 
 /* The transport state of a live session: one struct, as INET_DIAG_INFO. */
@@ -1357,8 +1357,8 @@ int ds_sess_put(struct sk_buff *skb, const void *arg)
 		ds_nlw_u8(&w, DROPSCOPE_SESSION_A_SMC_MODE, s->smc_mode);
 	if (s->smc_mode == DROPSCOPE_SMC_MODE_FALLBACK)
 		ds_nlw_u32(&w, DROPSCOPE_SESSION_A_SMC_REASON, s->smc_reason);
-	if (s->scope)
-		ds_nlw_flag(&w, DROPSCOPE_SESSION_A_SCOPE);
+	if (s->run)
+		ds_nlw_u32(&w, DROPSCOPE_SESSION_A_RUN, s->run);
 	if (s->found)
 		ds_nlw_flag(&w, DROPSCOPE_SESSION_A_FOUND);
 	if (s->has_tcp)

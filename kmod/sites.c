@@ -70,7 +70,7 @@ static struct ds_site *ds_site_find(unsigned long loc, u64 rk, u64 pk)
 		if (site->loc == loc && site->reason == (u32)rk &&
 		    site->ifindex == rk >> 32 && site->netns == (u32)pk &&
 		    site->l3 == (u16)(pk >> 32) && site->l4 == (u8)(pk >> 48) &&
-		    site->scope == !!(pk & DS_PK_SCOPE))
+		    site->run == DS_PK_RUN_ID(pk))
 			return site;
 	return NULL;
 }
@@ -117,7 +117,7 @@ static struct ds_site *ds_site_get(unsigned long loc, u64 rk, u64 pk)
 	site->netns = (u32)pk;
 	site->l3 = (u16)(pk >> 32);
 	site->l4 = (u8)(pk >> 48);
-	site->scope = !!(pk & DS_PK_SCOPE);
+	site->run = DS_PK_RUN_ID(pk);
 	site->rules_gen = ds_rules_gen() - 1;	/* not judged yet */
 	INIT_LIST_HEAD(&site->dirty);
 	hash_add(ds_site_hash, &site->hnode, ds_site_hkey(loc, rk, pk));
@@ -153,8 +153,8 @@ static u64 ds_pk_host(u64 pk)
 
 #ifndef DS_HAVE_KFREE_SKB_RX_SK
 /*
- * delta drops that the rest's site from counted were the scope's (a late
- * count, ds_probe_late()): move them to the scope's site to. Late counts
+ * delta drops that the rest's site from counted were a run's (a late
+ * count, ds_probe_late()): move them to the run's site to. Late counts
  * are read before the others (ds_drops_fold()), so from has counted them
  * already; the clamp only guards against a rule change in between.
  */
@@ -189,9 +189,11 @@ static void ds_fold_late(struct ds_shadow *sh, const struct ds_slot *s)
 	if (!delta)
 		return;
 	sh->last = sh->seen;
-	/* counted once already, under the same key without these */
-	from = ds_site_get(s->loc, s->rk, pk & ~(DS_PK_LATE | DS_PK_SCOPE));
-	to = ds_site_get(s->loc, s->rk, pk & ~DS_PK_LATE);
+	/* counted once already, under the same key without the run */
+	from = ds_site_get(s->loc, s->rk,
+			   pk & ~(DS_PK_LATE | DS_PK_RUNNS | DS_PK_RUN(0x1f)) &
+			   ~(pk & DS_PK_RUNNS ? U32_MAX : 0ULL));
+	to = ds_site_get(s->loc, s->rk, pk & ~(DS_PK_LATE | DS_PK_RUNNS));
 	if (from && to)
 		ds_site_move(from, to, delta);
 }
@@ -379,7 +381,7 @@ int ds_site_put(struct sk_buff *skb, const struct ds_site *site, bool alert)
 	     nla_put_u32(skb, DROPSCOPE_SITE_A_NETNS, site->netns)) ||
 	    (site->l3 && nla_put_u16(skb, DROPSCOPE_SITE_A_L3, site->l3)) ||
 	    (site->l4 && nla_put_u8(skb, DROPSCOPE_SITE_A_L4, site->l4)) ||
-	    (site->scope && nla_put_flag(skb, DROPSCOPE_SITE_A_SCOPE))) {
+	    (site->run && nla_put_u32(skb, DROPSCOPE_SITE_A_RUN, site->run))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

@@ -149,10 +149,7 @@ static int cmd_status(struct ds_ctx *ctx, const struct ds_cmd *self,
 		ds_print_text(&p, " none");
 	ds_print_text(&p, "\n");
 	ds_print_close_arr(&p);
-	/* a run under way scopes its command's cgroup */
-	ds_print_u64(&p, DS_ANY, "scope", c.scope ?
-		     "scope:      cgroup %" PRIu64 "\n" : "scope:      none\n",
-		     c.scope);
+	ds_print_u32(&p, DS_ANY, "runs", "runs:       %" PRIu32 "\n", c.runs);
 	err = ds_stat_get(ctx, DROPSCOPE_STATS_A_SESSIONS_DROPS_MASKED,
 			  &masked);
 	if (err)

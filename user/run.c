@@ -2,16 +2,21 @@
 /*
  * run [OPTIONS] -- CMD [ARGS...]: the drops of exactly the time CMD runs.
  *
- * CMD runs in a cgroup (v2) of its own, which the module scopes: a drop
- * whose socket belongs to it is counted in sites of their own. The report
- * is the difference of the module's sites before and after, split into
- * CMD's (the scoped sites) and the rest of the system. Monitoring that
- * runs already is not reset; one that does not is started for the run
- * (its totals start from zero, as start's do) and stopped after it.
+ * CMD runs in a cgroup (v2) of its own, of which the module begins a run
+ * (RUN_START): a drop whose socket belongs to that cgroup, or whose socket
+ * or device is in a network namespace that CMD created, is counted in
+ * sites of the run's own, keyed by their netns. The report is the
+ * difference of the module's sites before and after, split into CMD's
+ * (the run's sites, also by namespace, named as "ip netns" names them)
+ * and the rest of the system (the sites of no run: those of other runs
+ * side by side are neither). Monitoring that runs already is not reset;
+ * one that does not is started by the module for the runs (its totals
+ * start from zero, as start's do) and stopped when the last ends. The run
+ * ends when this process does, however it ends.
  *
  * Sessions: those TCP sessions born while CMD ran, CMD's (the module marks
- * a session scope when its socket was the cgroup's at birth; an accepted
- * one has its listener's cgroup) and the rest's, with what they moved and
+ * a session with the run its socket was of at birth; an accepted one has
+ * its listener's cgroup and netns) and the rest's (of no run), with what they moved and
  * dropped, as live and closed dumps give them after CMD. A session that
  * found the table full, or whose close the ring of recent closes lost
  * before it was read, is counted as lost.
@@ -21,18 +26,22 @@
  * socket (a datagram to a closed port, a packet being forwarded). The
  * exit status is CMD's, unless a condition failed: then DS_ECONDITION.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include "dropscope.h"
 
@@ -134,6 +143,7 @@ struct ds_run_sessions {
 	uint64_t overflow0, closes0;
 	struct ds_run_sess cmd, rest;
 	uint64_t lost;		/* no room, or closes the ring lost */
+	uint32_t run;		/* the run's id */
 };
 
 static uint64_t ds_run_since(uint64_t now, uint64_t then)
@@ -221,7 +231,8 @@ static int ds_run_sess_end(struct ds_ctx *ctx, struct ds_run_sessions *rs)
 		if (e->start_ns < rs->t0 ||
 		    (i < live && ds_run_closed_since(&s, live, e)))
 			continue;
-		ds_run_sess_add(e->scope ? &rs->cmd : &rs->rest, e);
+		if (!e->run || e->run == rs->run)
+			ds_run_sess_add(e->run ? &rs->cmd : &rs->rest, e);
 	}
 	rs->lost = ds_run_since(overflow, rs->overflow0) +
 		   ds_run_since(ds_run_since(closes, rs->closes0), seen);
@@ -260,7 +271,7 @@ static const struct ds_site *ds_run_find(const struct ds_sites *v,
 
 		if (e->location == s->location && e->reason == s->reason &&
 		    e->ifindex == s->ifindex && e->netns == s->netns &&
-		    e->l3 == s->l3 && e->l4 == s->l4 && e->scope == s->scope)
+		    e->l3 == s->l3 && e->l4 == s->l4 && e->run == s->run)
 			return e;
 	}
 	return NULL;
@@ -268,9 +279,9 @@ static const struct ds_site *ds_run_find(const struct ds_sites *v,
 
 /*
  * The sites of the run: after less before (a site new in after counts
- * whole), those with drops, split by scope into cmd and rest.
+ * whole), those with drops, split into cmd (run id's) and rest (no run's).
  */
-static int ds_run_deltas(const struct ds_sites *before,
+static int ds_run_deltas(uint32_t id, const struct ds_sites *before,
 			 const struct ds_sites *after, struct ds_sites *cmd,
 			 struct ds_sites *rest)
 {
@@ -278,9 +289,11 @@ static int ds_run_deltas(const struct ds_sites *before,
 
 	for (i = 0; i < after->n; i++) {
 		const struct ds_site *e = &after->v[i], *b;
-		struct ds_sites *to = e->scope ? cmd : rest;
+		struct ds_sites *to = e->run ? cmd : rest;
 		struct ds_site d = *e;
 
+		if (e->run && e->run != id)
+			continue;
 		b = ds_run_find(before, e);
 		if (b) {
 			d.total -= b->total < d.total ? b->total : d.total;
@@ -296,6 +309,122 @@ static int ds_run_deltas(const struct ds_sites *before,
 	qsort(cmd->v, cmd->n, sizeof(*cmd->v), ds_site_cmp_total);
 	qsort(rest->v, rest->n, sizeof(*rest->v), ds_site_cmp_total);
 	return 0;
+}
+
+/* A network namespace and its name, as "ip netns" gives it. */
+struct ds_run_ns {
+	uint32_t inum;
+	char name[64];
+};
+
+struct ds_run_names {
+	struct ds_run_ns *v;
+	size_t n, cap;
+};
+
+static void ds_run_name(struct ds_run_names *nm, uint32_t inum,
+			const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < nm->n; i++)
+		if (nm->v[i].inum == inum)
+			return;
+	nm->v = ds_grow(nm->v, &nm->cap, nm->n, sizeof(*nm->v), 8);
+	if (!nm->v) {
+		nm->n = nm->cap = 0;
+		return;
+	}
+	nm->v[nm->n].inum = inum;
+	snprintf(nm->v[nm->n++].name, sizeof(nm->v->name), "%s", name);
+}
+
+/*
+ * The names of the namespaces "ip netns" has mounted under /run/netns
+ * now, each kept once seen: CMD may delete them before it ends. Until ip
+ * mounts the namespace on it, a name is an empty file of its own.
+ */
+static void ds_run_names_scan(struct ds_run_names *nm)
+{
+	DIR *d = opendir("/run/netns");
+	char path[320];
+	struct dirent *de;
+	struct statfs sf;
+	struct stat st;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		snprintf(path, sizeof(path), "/run/netns/%s", de->d_name);
+		if (de->d_name[0] != '.' && !statfs(path, &sf) &&
+		    sf.f_type == NSFS_MAGIC && !stat(path, &st))
+			ds_run_name(nm, (uint32_t)st.st_ino, de->d_name);
+	}
+	closedir(d);
+}
+
+static const char *ds_run_ns_name(const struct ds_run_names *nm,
+				  uint32_t inum)
+{
+	size_t i;
+
+	for (i = 0; i < nm->n; i++)
+		if (nm->v[i].inum == inum)
+			return nm->v[i].name;
+	return NULL;
+}
+
+/* CMD's drops by netns, the most first: {netns, name, drops}. */
+static void ds_run_netns_print(struct ds_print *p, const struct ds_sites *cmd,
+			       const struct ds_run_names *nm)
+{
+	struct ds_run_ns_drops {
+		uint32_t inum;
+		uint64_t drops;
+	} *v = calloc(cmd->n + 1, sizeof(*v)), t;
+	size_t n = 0, i, j;
+	const char *name;
+
+	if (!v)
+		return;
+	for (i = 0; i < cmd->n; i++) {
+		for (j = 0; j < n && v[j].inum != cmd->v[i].netns; j++)
+			;
+		v[j].inum = cmd->v[i].netns;
+		v[j].drops += cmd->v[i].total;
+		n += j == n;
+	}
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j].drops > v[j - 1].drops; j--) {
+			t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	ds_print_open_arr(p, "netns");
+	for (i = 0; i < n; i++) {
+		if (!v[i].drops)
+			continue;
+		name = ds_run_ns_name(nm, v[i].inum);
+		ds_print_open_obj(p, NULL);
+		ds_print_u32(p, DS_ANY, "netns", "  netns %" PRIu32, v[i].inum);
+		if (name)
+			ds_print_str(p, DS_ANY, "name", " (%s)", name);
+		else
+			ds_print_null(p, DS_JSON, "name", NULL);
+		ds_print_u64(p, DS_ANY, "drops", ": %" PRIu64 " drops\n",
+			     v[i].drops);
+		ds_print_close_obj(p);
+	}
+	ds_print_close_arr(p);
+	free(v);
+}
+
+/* The initial netns's inode (init's), 0 if unknown. */
+static uint32_t ds_run_init_ns(void)
+{
+	struct stat st;
+
+	return stat("/proc/1/ns/net", &st) ? 0 : (uint32_t)st.st_ino;
 }
 
 static uint64_t ds_run_drops(const struct ds_sites *s)
@@ -386,6 +515,7 @@ static size_t ds_run_judge(const struct ds_run *r, const struct ds_record *b,
 
 static void ds_run_report(struct ds_ctx *ctx, const struct ds_run *r,
 			  FILE *f, const char *cgroup, int status,
+			  const struct ds_run_names *nm,
 			  const struct ds_sites *cmd,
 			  const struct ds_sites *rest,
 			  const struct ds_run_sessions *rs,
@@ -408,7 +538,7 @@ static void ds_run_report(struct ds_ctx *ctx, const struct ds_run *r,
 	ds_print_u64(&p, DS_ANY, "status", "the command exited %" PRIu64 "\n",
 		     (uint64_t)status);
 	snprintf(title, sizeof(title),
-		 "%%" PRIu64 " drops of the command's sockets (cgroup %s)\n",
+		 "%%" PRIu64 " drops of the command's (cgroup %s and the namespaces it made)\n",
 		 cgroup);
 	ds_print_open_obj(&p, "cmd");
 	ds_print_open_arr(&p, "argv");
@@ -417,6 +547,7 @@ static void ds_run_report(struct ds_ctx *ctx, const struct ds_run *r,
 	ds_print_close_arr(&p);
 	ds_print_str(&p, DS_JSON, "cgroup", NULL, cgroup);
 	ds_print_u64(&p, DS_ANY, "drops", title, ds_run_drops(cmd));
+	ds_run_netns_print(&p, cmd, nm);
 	ds_sites_print_as(&p, "sites", cmd->v, cmd->n, cmd->n);
 	if (rs->tracked)
 		ds_run_sess_print(&p, &rs->cmd);
@@ -446,11 +577,15 @@ static void ds_run_report(struct ds_ctx *ctx, const struct ds_run *r,
 	ds_print_close_obj(&p);
 }
 
-/* Run CMD in the cgroup dir; its exit status, as a shell gives it. */
-static int ds_run_child(const struct ds_run *r, const char *dir)
+/*
+ * Run CMD in the cgroup dir; its exit status, as a shell gives it. While
+ * it runs, the names of the namespaces it mounts are kept in nm.
+ */
+static int ds_run_child(const struct ds_run *r, const char *dir,
+			struct ds_run_names *nm)
 {
 	char procs[640];
-	pid_t pid;
+	pid_t pid, w;
 	int st, fd;
 
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
@@ -473,9 +608,15 @@ static int ds_run_child(const struct ds_run *r, const char *dir)
 	}
 	/* Ctrl-C reaches the command (same process group); wait for it */
 	signal(SIGINT, SIG_IGN);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
+	for (;;) {
+		ds_run_names_scan(nm);
+		w = waitpid(pid, &st, WNOHANG);
+		if (w > 0)
+			break;
+		if (w < 0 && errno != EINTR)
 			return -errno;
+		poll(NULL, 0, 20);
+	}
 	signal(SIGINT, SIG_DFL);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
@@ -489,11 +630,12 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	struct ds_rules rules = { 0 };
 	struct ds_cond conds[DS_RUN_CONDS];
 	struct ds_run_sessions rs = { 0 };
+	struct ds_run_names nm = { 0 };
 	struct ds_run r = { 0 };
 	struct ds_config cfg;
 	char root[512], dir[600], id_s[32];
 	uint32_t *ids = NULL;
-	bool started = false, same_build = true;
+	bool same_build = true;
 	size_t nc, failed_at = 0, i;
 	struct stat st;
 	int err, status = 0;
@@ -543,7 +685,7 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	}
 	/* a cgroup's id is its directory's inode number */
 	snprintf(id_s, sizeof(id_s), "%llu", (unsigned long long)st.st_ino);
-	err = ds_config_scope(ctx->nl, (uint64_t)st.st_ino);
+	err = ds_run_start(ctx->nl, (uint64_t)st.st_ino, &rs.run);
 	if (err) {
 		err = ds_fail(ctx, err);
 		goto out_dir;
@@ -561,13 +703,9 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 			goto out_scope;
 		}
 	}
+	/* the run started monitoring when nothing ran it */
 	err = ds_config_fetch(ctx->nl, &cfg);
-	if (!err && !cfg.running) {
-		err = ds_nl_do(ctx->nl, DROPSCOPE_CMD_START, NULL, NULL);
-		started = !err;
-	}
-	if (!err && started)
-		err = ds_config_fetch(ctx->nl, &cfg);
+	ds_run_name(&nm, ds_run_init_ns(), "init_net");
 	rs.tracked = !err && (cfg.parts & DROPSCOPE_PART_TCP);
 	if (!err)
 		err = ds_run_sess_begin(ctx, &rs);
@@ -577,7 +715,7 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		err = ds_fail(ctx, err);
 		goto out_stop;
 	}
-	status = ds_run_child(&r, dir);
+	status = ds_run_child(&r, dir, &nm);
 	if (status < 0) {
 		fprintf(stderr, "dropscope: run: %s\n", strerror(-status));
 		err = DS_EFAIL;
@@ -590,7 +728,7 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		err = ds_fail(ctx, err);
 		goto out_stop;
 	}
-	if (ds_run_deltas(&before, &after, &cmd, &rest)) {
+	if (ds_run_deltas(rs.run, &before, &after, &cmd, &rest)) {
 		err = DS_EFAIL;
 		goto out_stop;
 	}
@@ -620,7 +758,8 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		err = DS_EFAIL;
 		goto out_stop;
 	}
-	ds_run_report(ctx, &r, f, id_s, status, &cmd, &rest, &rs, conds, nc);
+	ds_run_report(ctx, &r, f, id_s, status, &nm, &cmd, &rest, &rs, conds,
+		      nc);
 	if (f != stdout && fclose(f)) {
 		fprintf(stderr, "dropscope: run: %s: write failed\n", r.output);
 		err = DS_EFAIL;
@@ -631,12 +770,10 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		if (conds[i].failed)
 			err = DS_ECONDITION;
 out_stop:
-	if (started)
-		ds_nl_do(ctx->nl, DROPSCOPE_CMD_STOP, NULL, NULL);
 	if (ids)
 		ds_rules_del_all(ctx->nl, ids, rules.n);
 out_scope:
-	ds_config_scope(ctx->nl, 0);
+	ds_run_stop(ctx->nl, rs.run);
 out_dir:
 	if (rmdir(dir))
 		fprintf(stderr, "dropscope: run: %s stays: %s (processes of the command still in it?)\n",
@@ -649,6 +786,7 @@ out_base:
 	free(cmd.v);
 	free(rest.v);
 	free(all.v);
+	free(nm.v);
 	ds_record_free(&base);
 	return err;
 }

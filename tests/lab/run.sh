@@ -30,7 +30,7 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	bad_input contract unload shell
 	rule_site rule_reason rule_dev rule_device_gate rule_netns rule_l3
 	rule_l4 rule_unread_udp rule_combined rule_only rule_churn rule_limit
-	rule_bad rule_files record_diff record_bad run run_sessions run_baseline rules_normal
+	rule_bad rule_files record_diff record_bad run run_parallel run_sessions run_baseline rules_normal
 	alert_threshold alert_top alert_ratelimit watch_order
 	sessions_exact sessions_live sessions_overflow sessions_parts
 	sessions_top sessions_top_tty sessions_top_missed sessions_unload
@@ -408,7 +408,7 @@ count_exactly() {
 
 test_load() {
 	if load; then ok "insmod"; else fail "insmod"; fi
-	check "stopped after load" '{"running":false,"interval_ms":1000,"capacity":4096,"threshold":0,"top":0,"ratelimit":0,"rules":0,"parts":[],"sessions":16384,"closed":4096,"stacks":false,"session_events":[],"scope":0,"sessions_drops_masked":0}' \
+	check "stopped after load" '{"running":false,"interval_ms":1000,"capacity":4096,"threshold":0,"top":0,"ratelimit":0,"rules":0,"parts":[],"sessions":16384,"closed":4096,"stacks":false,"session_events":[],"runs":0,"sessions_drops_masked":0}' \
 		"$($DS -j status)"
 }
 

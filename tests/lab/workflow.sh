@@ -179,6 +179,79 @@ test_run() {
 		"$rc $(json "'%d %d %d' % (d['status'], d['cmd']['drops'], sum(s['count'] for s in d['rest']['sites'] if s['reason'] == 'SOCKET_RCVBUFF'))" < "$TMP/run.json") $(($(cat "$TMP/in.drops") + $(cat "$TMP/out.drops"))) $(json "d['failed']" < "$TMP/run.json")"
 }
 
+# The command of one run of test_run_parallel: RUN_CMD NAME TMP BIN
+# "NS:UDP:NFT ..." [OUTSIDE:UDP]: for each NS, "ip netns add" makes it
+# (NS/INNER: INNER, from inside NS, which the run made), with
+# lo up and an nft table that drops udp port 9; then, once TMP/go exists,
+# UDP datagrams to closed port 7 and NFT datagrams to port 9 inside it,
+# and UDP more into OUTSIDE, a namespace made outside the run; then
+# TMP/NAME.done, and it waits for TMP/end. The namespaces stay for the
+# test to delete after the runs.
+RUN_CMD='
+name=$1 tmp=$2 bin=$3 outside=$5
+for spec in $4; do
+	ns=${spec%%:*} rest=${spec#*:}
+	case $ns in
+	*/*) nsenter --net=/run/netns/"${ns%%/*}" ip netns add "${ns#*/}" || exit 1
+	     ns=${ns#*/} ;;
+	*) ip netns add "$ns" || exit 1 ;;
+	esac
+	ip -n "$ns" link set lo up || exit 1
+	echo "table inet dsrun { chain input { type filter hook input priority 0; udp dport 9 drop; }; }" |
+		ip netns exec "$ns" nft -f - || exit 1
+done
+touch "$tmp/$name.ready"
+while [ ! -e "$tmp/go" ]; do sleep 0.05; done
+for spec in $4; do
+	ns=${spec%%:*} ns=${ns#*/} rest=${spec#*:}
+	ip netns exec "$ns" "$bin/dropgen" udp "${rest%%:*}" 7 > /dev/null || exit 1
+	ip netns exec "$ns" "$bin/dropgen" udp "${rest#*:}" 9 > /dev/null || exit 1
+done
+[ -z "$outside" ] || ip netns exec "${outside%%:*}" "$bin/dropgen" udp "${outside#*:}" 7 > /dev/null || exit 1
+touch "$tmp/$name.done"
+while [ ! -e "$tmp/end" ]; do sleep 0.05; done
+'
+
+# Two runs at once, each making namespaces (one from inside another) and
+# sending datagrams to a closed port and across a dropping nft rule in
+# them, while the initial namespace drops too, and run a sends into a
+# namespace made outside both: each run's drops are exactly what it sent
+# in its own namespaces, by namespace and by name; the rest of each is
+# the initial namespace's and the outside namespace's; and all of it
+# together is what the hist trigger on skb:kfree_skb counted.
+test_run_parallel() {
+	local a=dsa$$ b=dsb$$ c=dsc$$ hist hns hnf
+	setup_module
+	ip netns add $c && defer ip netns del $c
+	ip -n $c link set lo up
+	defer sh -c "ip netns del ${a}1; ip netns del ${a}2; ip netns del ${b}1; true"
+	trace_on
+	$DS -j run -- bash -c "$RUN_CMD" - a "$TMP" "$BIN" "${a}1:5:3 ${a}1/${a}2:4:0" "$c:3" > "$TMP/a.json" &
+	$DS -j run -- bash -c "$RUN_CMD" - b "$TMP" "$BIN" "${b}1:6:2" > "$TMP/b.json" &
+	wait_for 60 test -e "$TMP/a.ready" -a -e "$TMP/b.ready"
+	check "both runs at once" 2 "$($DS -j status | json "d['runs']")"
+	gen udp 7 $UDP_CLOSED
+	touch "$TMP/go"
+	wait_for 60 test -e "$TMP/a.done" -a -e "$TMP/b.done"
+	touch "$TMP/end"
+	wait
+	trace_off hist
+	hns=$($KC hits "$TMP/hist" NO_SOCKET)
+	hnf=$($KC hits "$TMP/hist" NETFILTER_DROP)
+	hist=$(sed -n 's/^ *Hits: *//p' "$TMP/hist")
+	check "run a: exit 0, its drops those of its two namespaces, by name" \
+		"0 12 ${a}1=8 ${a}2=4" \
+		"$(json "' '.join([str(d['status']), str(d['cmd']['drops'])] + sorted('%s=%d' % (n['name'], n['drops']) for n in d['cmd']['netns']))" < "$TMP/a.json")"
+	check "run b: exit 0, its drops those of its namespace" "0 8 ${b}1=8" \
+		"$(json "' '.join([str(d['status']), str(d['cmd']['drops'])] + sorted('%s=%d' % (n['name'], n['drops']) for n in d['cmd']['netns']))" < "$TMP/b.json")"
+	check "each run's rest: the initial namespace's 7 and the 3 into the namespace made outside" \
+		"10 10" "$(json "d['rest']['drops']" < "$TMP/a.json") $(json "d['rest']['drops']" < "$TMP/b.json")"
+	check "the hist trigger: every drop, NO_SOCKET and NETFILTER_DROP, is one run's or the rest's" \
+		"30 25 5" "$hist $hns $hnf"
+	check "no run remains, and monitoring the runs started stopped" "0 False" \
+		"$($DS -j status | json "'%d %s' % (d['runs'], d['running'])")"
+}
+
 # A listener that accepts N connections on 127.0.0.1:PORT and reads each to
 # its end before closing it; it writes READY into FILE once it listens.
 ACCEPT_PY='

@@ -774,7 +774,7 @@ static const struct ds_session test_sess = {
 	.lport = 5001, .raddr = "127.0.0.1", .rport = 40000, .family = 2,
 	.state = 7, .closed = true, .rx_bytes = 4097, .tx_bytes = 1,
 	.retransmits = 2, .drops = 3, .resets_sent = 1,
-	.duration_ns = 2500000, .scope = true,
+	.duration_ns = 2500000, .run = 2,
 };
 
 static void print_sessions(struct ds_print *p, void *arg)
@@ -836,7 +836,7 @@ static void test_sessions_print(void **state)
 		"\"rport\":40000,\"state\":\"CLOSE\",\"rx_bytes\":4097,"
 		"\"tx_bytes\":1,\"retransmits\":2,\"drops\":3,"
 		"\"resets_sent\":1,\"resets_received\":0,\"duration_ms\":2,"
-		"\"closed\":true,\"scope\":true,\"found\":false,\"cookie\":\"0x1f\"}]\n");
+		"\"closed\":true,\"run\":2,\"found\":false,\"cookie\":\"0x1f\"}]\n");
 	assert_renders(false, print_sessions, (void *)&test_sess,
 		"PID     COMM            LADDR           LPORT RADDR           RPORT     RX_KB     TX_KB RETRANS  DROPS RESETS  STATE              MS\n"
 		"42      tcli7           127.0.0.1        5001 127.0.0.1       40000         4         0       2      3     1/0 CLOSE           2.500\n");
@@ -861,7 +861,7 @@ static void test_sessions_print(void **state)
 	/* a live one's transport state, in ss -ti's names and units */
 	v[0] = test_sess;
 	v[0].closed = false;
-	v[0].scope = false;
+	v[0].run = 0;
 	v[0].has_tcp = true;
 	v[0].rtt_us = 41;
 	v[0].rttvar_us = 20;
@@ -876,7 +876,7 @@ static void test_sessions_print(void **state)
 		"\"rport\":40000,\"state\":\"CLOSE\",\"rx_bytes\":4097,"
 		"\"tx_bytes\":1,\"retransmits\":2,\"drops\":3,"
 		"\"resets_sent\":1,\"resets_received\":0,\"duration_ms\":2,"
-		"\"closed\":false,\"scope\":false,\"found\":false,\"cookie\":\"0x1f\","
+		"\"closed\":false,\"run\":0,\"found\":false,\"cookie\":\"0x1f\","
 		"\"rtt\":0.041,\"rttvar\":0.02,\"cwnd\":10,\"snd_wnd\":65536,"
 		"\"rcv_wnd\":65483,\"unacked\":0,\"lost\":0,\"retrans\":0,"
 		"\"delivery_rate\":8000}]\n");

@@ -262,7 +262,7 @@ static void test_session_read(void **state)
 	assert_string_equal(s.comm, "curl");
 	assert_string_equal(s.laddr, "127.0.0.1");
 	assert_string_equal(ds_tcp_state_name(s.state), "CLOSE");
-	assert_false(s.scope);
+	assert_int_equal(s.run, 0);
 	nlmsg_free(m);
 
 	/* every byte value in every place of an IPv4 address, as inet_ntop() */
@@ -284,17 +284,17 @@ static void test_session_read(void **state)
 		nlmsg_free(m);
 	}
 
-	/* a session of the scoped cgroup, born at 123456789 ns */
+	/* a session of run 3, born at 123456789 ns */
 	m = canned_new();
 	n = nla_nest_start(m, DROPSCOPE_A_SESSION);
 	nla_put_u64(m, DROPSCOPE_SESSION_A_COOKIE, 2);
 	nla_put_u8(m, DROPSCOPE_SESSION_A_FAMILY, AF_INET);
 	nla_put_u64(m, DROPSCOPE_SESSION_A_START_NS, 123456789);
-	nla_put_flag(m, DROPSCOPE_SESSION_A_SCOPE);
+	nla_put_u32(m, DROPSCOPE_SESSION_A_RUN, 3);
 	nla_nest_end(m, n);
 	canned_parse(&c, m);
 	assert_int_equal(ds_session_parse(c.tb[DROPSCOPE_A_SESSION], &s), 0);
-	assert_true(s.scope);
+	assert_int_equal(s.run, 3);
 	assert_false(s.found);
 	assert_int_equal(s.start_ns, 123456789);
 	assert_false(s.has_tcp);
@@ -310,7 +310,7 @@ static void test_session_read(void **state)
 	canned_parse(&c, m);
 	assert_int_equal(ds_session_parse(c.tb[DROPSCOPE_A_SESSION], &s), 0);
 	assert_true(s.found);
-	assert_false(s.scope);
+	assert_int_equal(s.run, 0);
 	nlmsg_free(m);
 
 	/* a live one's transport state */

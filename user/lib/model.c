@@ -16,6 +16,16 @@
 
 #include "ds.h"
 
+static uint64_t ds_u64(struct nlattr **tb, int a)
+{
+	return tb[a] ? ds_nla_u64(tb[a]) : 0;
+}
+
+static uint32_t ds_u32(struct nlattr **tb, int a)
+{
+	return tb[a] ? ds_nla_u32(tb[a]) : 0;
+}
+
 /*
  * Send cmd with one u32 attribute (none when attr is 0) and wait for the
  * answer; a failure is printed and its status returned.
@@ -66,9 +76,7 @@ int ds_config_cb(struct nlattr **tb, struct nlattr *attrs, int len,
 		c->sessions = nla_get_u32(tb[DROPSCOPE_A_SESSIONS_CAPACITY]);
 	if (tb[DROPSCOPE_A_CLOSED_CAPACITY])
 		c->closed = nla_get_u32(tb[DROPSCOPE_A_CLOSED_CAPACITY]);
-	if (tb[DROPSCOPE_A_SCOPE_CGROUP] &&
-	    nla_len(tb[DROPSCOPE_A_SCOPE_CGROUP]) == sizeof(uint64_t))
-		c->scope = nla_get_u64(tb[DROPSCOPE_A_SCOPE_CGROUP]);
+	c->runs = ds_u32(tb, DROPSCOPE_A_RUNS);
 	if (tb[DROPSCOPE_A_STACKS] && nla_len(tb[DROPSCOPE_A_STACKS]) >= 1)
 		c->stacks = nla_get_u8(tb[DROPSCOPE_A_STACKS]);
 	if (tb[DROPSCOPE_A_STACKS_CAPACITY] &&
@@ -289,7 +297,7 @@ static const struct nla_policy ds_site_policy[DROPSCOPE_SITE_A_MAX + 1] = {
 	[DROPSCOPE_SITE_A_NETNS] = { .type = NLA_U32 },
 	[DROPSCOPE_SITE_A_L3] = { .type = NLA_U16 },
 	[DROPSCOPE_SITE_A_L4] = { .type = NLA_U8 },
-	[DROPSCOPE_SITE_A_SCOPE] = { .type = NLA_FLAG },
+	[DROPSCOPE_SITE_A_RUN] = { .type = NLA_U32 },
 };
 
 int ds_site_parse(struct nlattr *nest, struct ds_site *s)
@@ -319,7 +327,8 @@ int ds_site_parse(struct nlattr *nest, struct ds_site *s)
 		s->l3 = nla_get_u16(tb[DROPSCOPE_SITE_A_L3]);
 	if (tb[DROPSCOPE_SITE_A_L4])
 		s->l4 = nla_get_u8(tb[DROPSCOPE_SITE_A_L4]);
-	s->scope = tb[DROPSCOPE_SITE_A_SCOPE];
+	if (tb[DROPSCOPE_SITE_A_RUN])
+		s->run = nla_get_u32(tb[DROPSCOPE_SITE_A_RUN]);
 	if (tb[DROPSCOPE_SITE_A_SYMBOL])
 		nla_strlcpy(s->symbol, tb[DROPSCOPE_SITE_A_SYMBOL],
 			    sizeof(s->symbol));
@@ -513,21 +522,11 @@ static const struct nla_policy ds_sess_policy[DROPSCOPE_SESSION_A_MAX + 1] = {
 	[DROPSCOPE_SESSION_A_SEQ] = { .type = NLA_U64 },
 	[DROPSCOPE_SESSION_A_SMC_MODE] = { .type = NLA_U8 },
 	[DROPSCOPE_SESSION_A_SMC_REASON] = { .type = NLA_U32 },
-	[DROPSCOPE_SESSION_A_SCOPE] = { .type = NLA_FLAG },
+	[DROPSCOPE_SESSION_A_RUN] = { .type = NLA_U32 },
 	[DROPSCOPE_SESSION_A_FOUND] = { .type = NLA_FLAG },
 	/* the fields its length covers: the struct only grows */
 	[DROPSCOPE_SESSION_A_TCP] = { .type = NLA_BINARY },
 };
-
-static uint64_t ds_u64(struct nlattr **tb, int a)
-{
-	return tb[a] ? ds_nla_u64(tb[a]) : 0;
-}
-
-static uint32_t ds_u32(struct nlattr **tb, int a)
-{
-	return tb[a] ? ds_nla_u32(tb[a]) : 0;
-}
 
 /* inet_ntop() of an IPv4 address, without its sprintf(). */
 static void ds_ipv4(const unsigned char *b, char *buf)
@@ -581,7 +580,7 @@ int ds_session_parse(struct nlattr *nest, struct ds_session *s)
 	if (tb[DROPSCOPE_SESSION_A_DPORT])
 		s->rport = ds_nla_u16(tb[DROPSCOPE_SESSION_A_DPORT]);
 	s->closed = tb[DROPSCOPE_SESSION_A_CLOSED];
-	s->scope = tb[DROPSCOPE_SESSION_A_SCOPE];
+	s->run = ds_u32(tb, DROPSCOPE_SESSION_A_RUN);
 	s->found = tb[DROPSCOPE_SESSION_A_FOUND];
 	if (tb[DROPSCOPE_SESSION_A_TCP]) {
 		struct dropscope_tcp_state t = { 0 };
@@ -810,12 +809,38 @@ void ds_alert_free(struct ds_alert *a)
 	a->n = a->nsmc = a->nsess = a->nev = 0;
 }
 
-/* Scope the cgroup of id, 0: none (CONFIG_SET). */
-int ds_config_scope(struct ds_nl *nl, uint64_t id)
+static int ds_run_id_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+			void *arg)
 {
-	struct nl_msg *msg = ds_nl_msg(nl, DROPSCOPE_CMD_CONFIG_SET, false);
+	(void)attrs;
+	(void)len;
+	*(uint32_t *)arg = ds_u32(tb, DROPSCOPE_A_RUN);
+	return 0;
+}
 
-	if (msg && nla_put_u64(msg, DROPSCOPE_A_SCOPE_CGROUP, id)) {
+/*
+ * Begin a run of the cgroup of id cgid (RUN_START): *id is the run's. It
+ * lasts until ds_run_stop() or until nl is closed.
+ */
+int ds_run_start(struct ds_nl *nl, uint64_t cgid, uint32_t *id)
+{
+	struct nl_msg *msg = ds_nl_msg(nl, DROPSCOPE_CMD_RUN_START, false);
+	int err;
+
+	if (msg && nla_put_u64(msg, DROPSCOPE_A_RUN_CGROUP, cgid)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	*id = 0;
+	err = ds_nl_send(nl, msg, ds_run_id_cb, id);
+	return !err && !*id ? -EPROTO : err;
+}
+
+int ds_run_stop(struct ds_nl *nl, uint32_t id)
+{
+	struct nl_msg *msg = ds_nl_msg(nl, DROPSCOPE_CMD_RUN_STOP, false);
+
+	if (msg && nla_put_u32(msg, DROPSCOPE_A_RUN, id)) {
 		nlmsg_free(msg);
 		msg = NULL;
 	}

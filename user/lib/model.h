@@ -40,7 +40,7 @@ struct ds_site {
 	uint32_t netns;
 	uint16_t l3;
 	uint8_t l4;
-	bool scope;		/* the drops of the scoped cgroup's sockets */
+	uint32_t run;		/* the drops of this run's scope; 0: none */
 	bool has_delta;
 	char symbol[160];
 	char reason_name[64];
@@ -129,7 +129,7 @@ struct ds_config {
 	uint32_t interval_ms;
 	uint32_t capacity;
 	uint32_t threshold, top, ratelimit, rules;
-	uint64_t scope;		/* the scoped cgroup, 0: none */
+	uint32_t runs;		/* runs in progress */
 	bool stacks;		/* stacks are taken */
 	uint32_t stacks_capacity;
 	uint32_t sess_events;	/* DROPSCOPE_SESS_EVENTS_* recorded */
@@ -137,7 +137,8 @@ struct ds_config {
 
 int ds_config_fetch(struct ds_nl *nl, struct ds_config *c);
 /* Count the drops of the sockets of cgroup id apart (0: stop it). */
-int ds_config_scope(struct ds_nl *nl, uint64_t id);
+int ds_run_start(struct ds_nl *nl, uint64_t cgid, uint32_t *id);
+int ds_run_stop(struct ds_nl *nl, uint32_t id);
 /* The session events this socket wants (DROPSCOPE_SESS_EVENTS_*; 0: none). */
 int ds_config_sess_events(struct ds_nl *nl, uint32_t mask);
 
@@ -179,7 +180,7 @@ struct ds_session {
 	uint8_t family;
 	uint8_t state;
 	bool closed;
-	bool scope;		/* the scoped cgroup's socket at birth */
+	uint32_t run;		/* the run of its socket at birth; 0: none */
 	bool found;		/* open before start: its duration is since */
 	uint8_t smc_mode;	/* enum dropscope_smc_mode */
 	uint32_t smc_reason;	/* with DROPSCOPE_SMC_MODE_FALLBACK */

@@ -133,8 +133,8 @@ static void ds_site_print_layers(struct ds_print *p, const struct ds_site *s,
 	if (s->l4)
 		ds_print_u64_as(p, DS_ANY, "l4", alert ? "l4 %s" : "%s", s->l4,
 				ds_l4_name(s->l4, name, sizeof(name)));
-	if (s->scope)
-		ds_print_bool(p, DS_JSON, "scope", NULL, true);
+	if (s->run)
+		ds_print_u32(p, DS_JSON, "run", NULL, s->run);
 	if (s->line[0])
 		ds_print_str(p, DS_ANY, "line", "%s", s->line);
 	ds_print_close_obj(p);
@@ -357,7 +357,7 @@ void ds_session_fields(struct ds_print *p, const struct ds_session *s)
 	ds_print_u64_as(p, DS_ANY, "duration_ms", "%s",
 			s->duration_ns / 1000000, ms);
 	ds_print_bool(p, DS_JSON, "closed", NULL, s->closed);
-	ds_print_bool(p, DS_JSON, "scope", NULL, s->scope);
+	ds_print_u32(p, DS_JSON, "run", NULL, s->run);
 	ds_print_bool(p, DS_JSON, "found", NULL, s->found);
 	ds_print_hex(p, DS_JSON, "cookie", NULL, s->cookie);
 	ds_sess_smc_mode(p, s);

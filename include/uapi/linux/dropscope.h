@@ -59,8 +59,7 @@
  *     DROPSCOPE_A_PARTS: NLA_U32, the parts running (0 while stopped)
  *     DROPSCOPE_A_SESSIONS_CAPACITY, _CLOSED_CAPACITY: NLA_U32, live
  *         sessions tracked at once and closes kept (module parameters)
- *     DROPSCOPE_A_SCOPE_CGROUP: NLA_U64, the cgroup (v2) whose sockets'
- *         drops are counted apart, when one is set
+ *     DROPSCOPE_A_RUNS: NLA_U32, the runs in progress (DROPSCOPE_CMD_RUN_START)
  *
  * DROPSCOPE_CMD_CONFIG_SET: takes
  *     DROPSCOPE_A_INTERVAL_MS: NLA_U32, DROPSCOPE_INTERVAL_MIN_MS to
@@ -71,13 +70,6 @@
  *         largest deltas; the others are counted in TOP_SUPPRESSED (0: all)
  *     DROPSCOPE_A_RATELIMIT: NLA_U32, at most this many alert messages per
  *         second; what the cap holds back is counted in RATELIMITED (0: none)
- *     DROPSCOPE_A_SCOPE_CGROUP: NLA_U64, the id of a cgroup (v2; the inode
- *         number of its directory): from now on a drop whose socket (the
- *         skb's, or the one it was received for) belongs to that cgroup or
- *         one below it is counted in a site of its own, marked
- *         DROPSCOPE_SITE_A_SCOPE. 0 clears the scope. One cgroup at a time:
- *         -EBUSY while another is set; -ENOENT for an id no cgroup has.
- *         Set before the other attributes: when it fails, none is set.
  *     DROPSCOPE_A_SESS_EVENTS: NLA_U32, the session events the asking
  *         socket wants (DROPSCOPE_SESS_EVENTS_*; 0: none): the module
  *         records the events any socket wants, while DROPSCOPE_PART_TCP
@@ -90,6 +82,28 @@
  *     DROPSCOPE_A_STACKS_CAPACITY (NLA_U32), stacks= of the module; and
  *     DROPSCOPE_A_SESS_EVENTS (NLA_U32), the events recorded (what all
  *     the sockets that asked want).
+ *
+ * DROPSCOPE_CMD_RUN_START: takes DROPSCOPE_A_RUN_CGROUP, NLA_U64, the id of
+ *     a cgroup (v2; the inode number of its directory), and begins a run
+ *     of that cgroup: its scope is the cgroup, every cgroup below it, and
+ *     every network namespace that a task of those cgroups creates from now
+ *     on (a pernet init runs in the creating task), wherever the task is.
+ *     Until the run ends, a drop whose socket (the skb's, or the one it was
+ *     received for) belongs to the scope's cgroups, or whose socket or
+ *     device is in the scope's namespaces, is counted in a site of its own
+ *     (DROPSCOPE_SITE_A_RUN, keyed by the netns too), and a session born of
+ *     such a socket is marked so (DROPSCOPE_SESSION_A_RUN). A drop is
+ *     counted to one run at most. Replies with DROPSCOPE_A_RUN, NLA_U32,
+ *     the run's id (1 to DROPSCOPE_MAX_RUNS). A run holds monitoring: when
+ *     none runs, the run starts it with every part, and the last run to
+ *     end stops it, unless DROPSCOPE_CMD_START or _STOP came in between.
+ *     At most DROPSCOPE_MAX_RUNS at once (-EBUSY); -EBUSY too for a cgroup
+ *     that is, is above or is below another run's; -ENOENT for an id no
+ *     cgroup has. Nothing changes when it fails.
+ *
+ * DROPSCOPE_CMD_RUN_STOP: takes DROPSCOPE_A_RUN and ends that run, which
+ *     only the socket that started it can do (-EPERM); its sites stay. A
+ *     run ends too when that socket is closed.
  *
  * DROPSCOPE_CMD_SITES_GET (dump): one message per site with one
  *     DROPSCOPE_A_SITE nest, sorted by nothing in particular. Totals are
@@ -214,9 +228,9 @@
  *         matches on, which sites are then keyed by too; absent when not
  *         keyed, or not known (0). When every rule on packet fields names
  *         a device, drops that came in on none of them are not keyed.
- *     DROPSCOPE_SITE_A_SCOPE: NLA_FLAG, the drops of sockets of the scoped
- *         cgroup (DROPSCOPE_A_SCOPE_CGROUP), counted apart from the same
- *         site's other drops
+ *     DROPSCOPE_SITE_A_RUN: NLA_U32, the drops of a run's scope
+ *         (DROPSCOPE_CMD_RUN_START), counted apart from the same site's
+ *         other drops, and keyed by their netns (DROPSCOPE_SITE_A_NETNS)
  *
  * DROPSCOPE_A_RULE:
  *     DROPSCOPE_RULE_A_ID: NLA_U32, given by the kernel
@@ -385,9 +399,9 @@
  *         its fallback, with DROPSCOPE_SESSION_A_SMC_REASON: NLA_U32, the
  *         reason code. Absent for other sessions, and for SMC ones that
  *         have not fallen back and not moved data yet.
- *     DROPSCOPE_SESSION_A_SCOPE: NLA_FLAG, the socket belonged to the
- *         scoped cgroup (DROPSCOPE_A_SCOPE_CGROUP), or one below it, at the
- *         session's birth (an accepted socket has its listener's cgroup)
+ *     DROPSCOPE_SESSION_A_RUN: NLA_U32, the run whose scope the socket
+ *         was in at the session's birth (an accepted socket has its
+ *         listener's cgroup and netns); absent for none
  *     DROPSCOPE_SESSION_A_TCP: binary, struct dropscope_tcp_state, in
  *         DROPSCOPE_CMD_SESSIONS_GET only: the transport state read from
  *         the socket at the dump, as tcp_get_info() (ss -ti) reads it. One
@@ -557,6 +571,8 @@ enum dropscope_cmd {
 	DROPSCOPE_CMD_TRAPS_GET,
 	DROPSCOPE_CMD_DEVCTRS_GET,
 	DROPSCOPE_CMD_QDISCS_GET,
+	DROPSCOPE_CMD_RUN_START,
+	DROPSCOPE_CMD_RUN_STOP,
 	__DROPSCOPE_CMD_MAX
 };
 
@@ -590,7 +606,7 @@ enum dropscope_attr {
 	DROPSCOPE_A_SMC_DEV,
 	DROPSCOPE_A_CAPTURE,
 	DROPSCOPE_A_PACKET,
-	DROPSCOPE_A_SCOPE_CGROUP,
+	DROPSCOPE_A_RUN_CGROUP,
 	DROPSCOPE_A_STACKS,
 	DROPSCOPE_A_STACKS_CAPACITY,
 	DROPSCOPE_A_STACK,
@@ -603,6 +619,8 @@ enum dropscope_attr {
 	DROPSCOPE_A_QDISC,
 	DROPSCOPE_A_QDISCS_CAPACITY,
 	DROPSCOPE_A_PARTS_ABSENT,
+	DROPSCOPE_A_RUN,
+	DROPSCOPE_A_RUNS,
 	__DROPSCOPE_A_MAX
 };
 
@@ -622,7 +640,7 @@ enum dropscope_site_attr {
 	DROPSCOPE_SITE_A_NETNS,
 	DROPSCOPE_SITE_A_L3,
 	DROPSCOPE_SITE_A_L4,
-	DROPSCOPE_SITE_A_SCOPE,
+	DROPSCOPE_SITE_A_RUN,
 	__DROPSCOPE_SITE_A_MAX
 };
 
@@ -749,7 +767,7 @@ enum dropscope_session_attr {
 	DROPSCOPE_SESSION_A_SEQ,
 	DROPSCOPE_SESSION_A_SMC_MODE,
 	DROPSCOPE_SESSION_A_SMC_REASON,
-	DROPSCOPE_SESSION_A_SCOPE,
+	DROPSCOPE_SESSION_A_RUN,
 	DROPSCOPE_SESSION_A_TCP,
 	DROPSCOPE_SESSION_A_FOUND,
 	__DROPSCOPE_SESSION_A_MAX
@@ -875,6 +893,7 @@ enum dropscope_smc_dev_attr {
 
 /* Captures at once. */
 #define DROPSCOPE_MAX_CAPTURES	4
+#define DROPSCOPE_MAX_RUNS	16
 
 enum dropscope_capture_attr {
 	DROPSCOPE_CAPTURE_A_UNSPEC,
