@@ -24,6 +24,7 @@
 #include <linux/jump_label.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/nsproxy.h>
 #include <linux/percpu.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -256,15 +257,36 @@ static __always_inline void ds_drop_rk_pk(struct ds_drop *d, u64 *rk, u64 *pk)
 }
 
 /*
+ * A drop freed in task context whose device is no run's: the run of the
+ * task, with the task's netns, or 0. Out of line: most such drops are
+ * freed in softirq.
+ */
+static noinline notrace u64 ds_task_run_pk(void)
+{
+	const struct nsproxy *ns = current->nsproxy;
+	u32 id;
+
+	rcu_read_lock();
+	id = ds_cgrp_run(task_dfl_cgroup(current));
+	rcu_read_unlock();
+	if (!id)
+		return 0;
+	/* an exiting task has no namespaces left */
+	return DS_PK_RUN(id) | (ns ? ns->net_ns->ns.inum : 0);
+}
+
+/*
  * While a run lasts, a drop without a socket: the run of its device's
- * netns, with that netns, or 0.
+ * netns, with that netns; else, in task context, the task's run; or 0.
  */
 static __always_inline u64 ds_dev_run_pk(const struct sk_buff *skb)
 {
 	const struct ds_dev *e = ds_packet_dev(skb);
 	u32 id = e ? ds_tag_run(e->tag) : 0;
 
-	return id ? DS_PK_RUN(id) | e->inum : 0;
+	if (id)
+		return DS_PK_RUN(id) | e->inum;
+	return in_task() ? ds_task_run_pk() : 0;
 }
 
 /* While a run lasts, a drop with a socket: its run, else its device's. */

@@ -7,7 +7,9 @@
  * create while it lasts: a pernet init runs in the creating task, which
  * tags the new netns with the run (struct ds_net). A drop is the run's
  * when its socket's cgroup is, or when its socket's netns or its device's
- * is (scope.h). Up to DROPSCOPE_MAX_RUNS at once, each bound to the
+ * is (scope.h); one with neither socket nor device of a run, when a task
+ * of the run frees it in its own context (a netlink message the kernel
+ * drops as it receives it, say). Up to DROPSCOPE_MAX_RUNS at once, each bound to the
  * netlink socket that began it, and ended when that socket closes.
  *
  * Runs begin and end under ds_lock; the probe reads them under RCU (it
@@ -106,21 +108,12 @@ static void ds_late_detach(void)
 /* The tag of the run whose cgroups hold the current task, or 0. */
 static u32 ds_current_tag(void)
 {
-	unsigned long live = READ_ONCE(ds_runs_live);
-	struct cgroup *cg, *run;
-	u32 id, tag = 0;
+	u32 id;
 
 	rcu_read_lock();
-	cg = task_dfl_cgroup(current);
-	for_each_set_bit(id, &live, DROPSCOPE_MAX_RUNS + 1) {
-		run = rcu_dereference(ds_run_cgrps[id]);
-		if (run && cgroup_is_descendant(cg, run)) {
-			tag = READ_ONCE(ds_run_tags[id]);
-			break;
-		}
-	}
+	id = ds_cgrp_run(task_dfl_cgroup(current));
 	rcu_read_unlock();
-	return tag;
+	return id ? READ_ONCE(ds_run_tags[id]) : 0;
 }
 
 /* A new netns is its creator's run's (it runs in the creating task). */

@@ -55,22 +55,31 @@ static __always_inline u32 ds_net_tag(const struct net *net)
 	return tag;
 }
 
+/*
+ * The run whose cgroups hold cg, or 0: under RCU, or with preemption
+ * disabled.
+ */
+static __always_inline u32 ds_cgrp_run(struct cgroup *cg)
+{
+	unsigned long live = READ_ONCE(ds_runs_live);
+	struct cgroup *run;
+	u32 id;
+
+	for_each_set_bit(id, &live, DROPSCOPE_MAX_RUNS + 1) {
+		run = rcu_dereference_check(ds_run_cgrps[id],
+					    rcu_read_lock_any_held());
+		if (run && cgroup_is_descendant(cg, run))
+			return id;
+	}
+	return 0;
+}
+
 /* The run whose cgroups hold the socket (a full one), or 0. */
 static __always_inline u32 ds_cgroup_run(const struct sock *sk)
 {
 #ifdef CONFIG_SOCK_CGROUP_DATA
-	unsigned long live = READ_ONCE(ds_runs_live);
-	struct cgroup *cg, *run;
-	u32 id;
-
-	if (!sk_fullsock(sk))
-		return 0;
-	cg = sock_cgroup_ptr(&((struct sock *)sk)->sk_cgrp_data);
-	for_each_set_bit(id, &live, DROPSCOPE_MAX_RUNS + 1) {
-		run = rcu_dereference_sched(ds_run_cgrps[id]);
-		if (run && cgroup_is_descendant(cg, run))
-			return id;
-	}
+	if (sk_fullsock(sk))
+		return ds_cgrp_run(sock_cgroup_ptr(&((struct sock *)sk)->sk_cgrp_data));
 #endif
 	return 0;
 }

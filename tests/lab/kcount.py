@@ -25,6 +25,13 @@
                                        overflow=N"
   kcount.py layers SITES.json STATS.json   the same of `show sites` and
                                        `show stats`
+  kcount.py run RUN.json REASON...     a report of `dropscope -j run`: its
+                                       status, the names of the namespaces
+                                       of CMD's drops (but init_net), and
+                                       CMD's drops of each REASON by the
+                                       name of their namespace, "NS:REASON=N"
+                                       (the other drops of a test's tools
+                                       differ between kernels)
   kcount.py table                      the names of the tracepoint's table
   kcount.py reasons                    the drop reasons of the running
                                        kernel's BTF: the enumerators of enum
@@ -87,6 +94,21 @@ def show(counts):
         print("%10d  %5d  %s" % (n, reason, loc))
 
 
+def run_report(path, reasons):
+    """Status, namespace names and drops by (name, reason) of a run."""
+    with open(path) as f:
+        d = json.load(f)
+    names = {n["netns"]: n["name"] for n in d["cmd"]["netns"]}
+    counts = collections.Counter()
+    for s in d["cmd"]["sites"]:
+        if s["reason"] in reasons:
+            counts["%s:%s" % (names.get(s.get("netns")), s["reason"])] += \
+                s["count"]
+    return ([str(d["status"])] +
+            sorted(n for n in names.values() if n and n != "init_net") +
+            ["%s=%d" % kv for kv in sorted(counts.items())])
+
+
 def btf_enum(name, path="/sys/kernel/btf/vmlinux"):
     """The enumerators of enum NAME in a BTF blob: (name, value) pairs."""
     with open(path, "rb") as f:
@@ -135,6 +157,8 @@ def main(argv):
             show(s)
             return 1
         print("# %d sites, %d drops agree" % (len(t), sum(t.values())))
+    elif cmd == "run":
+        print(" ".join(run_report(argv[2], argv[3:])))
     elif cmd == "hits":
         counts = hist_counts(argv[2])
         if len(argv) > 3:
