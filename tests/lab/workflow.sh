@@ -261,6 +261,41 @@ test_run_parallel() {
 		"$($DS -j status | json "'%d %s' % (d['runs'], d['running'])")"
 }
 
+runs_are() { [ "$($DS -j status | json "d['runs']")" = "$1" ]; }
+
+# 16 runs at once; a 17th is refused, saying why, and changes nothing; a
+# run whose CLI is killed ends with it; once all end, monitoring that the
+# runs started stops.
+test_run_limit() {
+	local i pids=() rc kcg
+	setup_module
+	for i in $(seq 16); do
+		$DS run -- sh -c "while [ ! -e $TMP/end ]; do sleep 1; done" > /dev/null &
+		pids+=($!)
+	done
+	wait_for 60 runs_are 16
+	$DS -j status > "$TMP/s16.json"
+	$DS run -- true > "$TMP/r17.out" 2> "$TMP/r17.err"
+	rc=$?
+	check "a 17th run is refused, saying why, and leaves no cgroup" \
+		"1 1 16" \
+		"$([ $rc -ne 0 ] && echo 1) $(grep -c '16 runs at once already' "$TMP/r17.err") $(find /sys/fs/cgroup -maxdepth 1 -name 'dropscope-run.*' | wc -l)"
+	check "status while 16 run: the same before and after the refusal" \
+		"$(cat "$TMP/s16.json")" "$($DS -j status)"
+	kill -9 "${pids[0]}"
+	wait "${pids[0]}" 2> /dev/null
+	wait_for 30 runs_are 15
+	check "a killed CLI's run ends with it" 15 "$($DS -j status | json "d['runs']")"
+	touch "$TMP/end"
+	for i in "${pids[@]:1}"; do wait "$i"; done
+	# the killed CLI could not remove its cgroup: its command was in it
+	kcg=/sys/fs/cgroup/dropscope-run.${pids[0]}
+	wait_for 10 sh -c "! [ -s $kcg/cgroup.procs ]"
+	rmdir "$kcg"
+	check "all runs ended: none left, monitoring stopped" "0 False" \
+		"$($DS -j status | json "'%d %s' % (d['runs'], d['running'])")"
+}
+
 # A listener that accepts N connections on 127.0.0.1:PORT and reads each to
 # its end before closing it; it writes READY into FILE once it listens.
 ACCEPT_PY='
