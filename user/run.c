@@ -36,7 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/inotify.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,6 +48,7 @@
 #include "dropscope.h"
 
 #define DS_RUN_MAX_REASONS	16
+#define DS_NETNS_DIR		"/run/netns"	/* where ip netns names them */
 
 struct ds_run {
 	const char *baseline;
@@ -342,25 +345,86 @@ static void ds_run_name(struct ds_run_names *nm, uint32_t inum,
 /*
  * The names of the namespaces "ip netns" has mounted under /run/netns
  * now, each kept once seen: CMD may delete them before it ends. Until ip
- * mounts the namespace on it, a name is an empty file of its own.
+ * mounts the namespace on it, a name is an empty file of its own: the
+ * number of those is returned.
  */
-static void ds_run_names_scan(struct ds_run_names *nm)
+static int ds_run_names_scan(struct ds_run_names *nm)
 {
-	DIR *d = opendir("/run/netns");
+	DIR *d = opendir(DS_NETNS_DIR);
 	char path[320];
 	struct dirent *de;
 	struct statfs sf;
 	struct stat st;
+	int pending = 0;
 
 	if (!d)
-		return;
+		return 0;
 	while ((de = readdir(d))) {
-		snprintf(path, sizeof(path), "/run/netns/%s", de->d_name);
-		if (de->d_name[0] != '.' && !statfs(path, &sf) &&
-		    sf.f_type == NSFS_MAGIC && !stat(path, &st))
+		snprintf(path, sizeof(path), DS_NETNS_DIR "/%s", de->d_name);
+		if (de->d_name[0] == '.' || statfs(path, &sf) || stat(path, &st))
+			continue;
+		if (sf.f_type == NSFS_MAGIC)
 			ds_run_name(nm, (uint32_t)st.st_ino, de->d_name);
+		else
+			pending++;
 	}
 	closedir(d);
+	return pending;
+}
+
+/*
+ * Wait for CMD (pid) to end, keeping the names of the namespaces it
+ * mounts: woken by a new name under /run/netns (inotify), then a scan
+ * after 1, 2, 4 ... ms up to 128, and every 128 ms while a name waits
+ * for its mount (64 times at most); asleep otherwise, so that a long run
+ * costs nothing. The child's exit wakes its pidfd.
+ */
+static int ds_run_wait(pid_t pid, int *st, struct ds_run_names *nm)
+{
+	int ifd, pfd, ms = -1, tries = 0, pending, n;
+	struct pollfd p[2];
+	char ev[4096];
+	pid_t w;
+
+	/* as ip does; a watch needs the directory */
+	mkdir(DS_NETNS_DIR, 0755);
+	ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (ifd >= 0 && inotify_add_watch(ifd, DS_NETNS_DIR, IN_CREATE) < 0) {
+		close(ifd);
+		ifd = -1;
+	}
+	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	p[0] = (struct pollfd){ .fd = pfd, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = ifd, .events = POLLIN };
+	for (;;) {
+		w = waitpid(pid, st, WNOHANG);
+		if (w)
+			break;
+		/* without a pidfd or a watch, a scan every 128 ms */
+		n = poll(p, 2, pfd < 0 || ifd < 0 ? 128 : ms);
+		if (n < 0 && errno != EINTR) {
+			/* no names then: the report still comes */
+			while ((w = waitpid(pid, st, 0)) < 0 && errno == EINTR)
+				;
+			break;
+		}
+		if (n > 0 && (p[1].revents & POLLIN)) {
+			while (read(ifd, ev, sizeof(ev)) > 0)
+				;
+			tries = 0;
+			ms = 1;
+		}
+		pending = ds_run_names_scan(nm);
+		if (ms > 0 && ms < 128)
+			ms *= 2;
+		else if (ms == 128 && !(pending && ++tries < 64))
+			ms = -1;
+	}
+	if (ifd >= 0)
+		close(ifd);
+	if (pfd >= 0)
+		close(pfd);
+	return w < 0 ? -errno : 0;
 }
 
 static const char *ds_run_ns_name(const struct ds_run_names *nm,
@@ -608,16 +672,10 @@ static int ds_run_child(const struct ds_run *r, const char *dir,
 	}
 	/* Ctrl-C reaches the command (same process group); wait for it */
 	signal(SIGINT, SIG_IGN);
-	for (;;) {
-		ds_run_names_scan(nm);
-		w = waitpid(pid, &st, WNOHANG);
-		if (w > 0)
-			break;
-		if (w < 0 && errno != EINTR)
-			return -errno;
-		poll(NULL, 0, 20);
-	}
+	w = ds_run_wait(pid, &st, nm);
 	signal(SIGINT, SIG_DFL);
+	if (w < 0)
+		return w;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
