@@ -276,17 +276,30 @@ static noinline notrace u64 ds_task_run_pk(void)
 }
 
 /*
+ * While a run lasts, the run of a drop's device's netns, with that netns,
+ * or 0. The device is looked up only once a run has made a netns.
+ */
+static __always_inline u64 ds_netdev_run_pk(const struct sk_buff *skb)
+{
+	const struct ds_dev *e;
+	u32 id;
+
+	if (!READ_ONCE(ds_run_nets))
+		return 0;
+	e = ds_packet_dev(skb);
+	id = e ? ds_tag_run(e->tag) : 0;
+	return id ? DS_PK_RUN(id) | e->inum : 0;
+}
+
+/*
  * While a run lasts, a drop without a socket: the run of its device's
- * netns, with that netns; else, in task context, the task's run; or 0.
+ * netns; else, in task context, the task's run; or 0.
  */
 static __always_inline u64 ds_dev_run_pk(const struct sk_buff *skb)
 {
-	const struct ds_dev *e = ds_packet_dev(skb);
-	u32 id = e ? ds_tag_run(e->tag) : 0;
+	u64 pk = ds_netdev_run_pk(skb);
 
-	if (id)
-		return DS_PK_RUN(id) | e->inum;
-	return in_task() ? ds_task_run_pk() : 0;
+	return pk || !in_task() ? pk : ds_task_run_pk();
 }
 
 /* While a run lasts, a drop with a socket: its run, else its device's. */
@@ -443,17 +456,34 @@ ds_probe_slow(void *data, const struct sk_buff *skb, void *location,
 	ds_probe_end();
 }
 
+/* A drop ds_probe_run() found no run for, freed in task context. */
+static noinline notrace void ds_probe_task(const struct sk_buff *skb,
+					   unsigned long loc, u32 reason)
+{
+	ds_probe_begin();
+	ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb, loc, reason,
+		       ds_task_run_pk());
+	ds_probe_end();
+}
+
 /*
  * A drop without a socket while a run lasts (ds_scope_key): the common
- * probe's count, with the run of the drop's device. Out of line and
- * reached by a tail call, as ds_probe_slow() is.
+ * probe's count, with the run of the drop's device, or of the task that
+ * frees it (a tail call, so that the common case saves no register).
+ * Out of line and reached by a tail call, as ds_probe_slow() is.
  */
 static noinline notrace void ds_probe_run(const struct sk_buff *skb,
 					  unsigned long loc, u32 reason)
 {
+	u64 pk;
+
 	ds_probe_begin();
-	ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb, loc, reason,
-		       ds_dev_run_pk(skb));
+	pk = ds_netdev_run_pk(skb);
+	if (!pk && in_task()) {
+		ds_probe_end();
+		return ds_probe_task(skb, loc, reason);
+	}
+	ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb, loc, reason, pk);
 	ds_probe_end();
 }
 

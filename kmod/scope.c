@@ -48,6 +48,7 @@ unsigned int ds_net_id __read_mostly;
 u32 ds_run_tags[DS_RUN_ID_MASK + 1];
 struct cgroup __rcu *ds_run_cgrps[DROPSCOPE_MAX_RUNS + 1];
 unsigned long ds_runs_live;
+bool ds_run_nets;
 
 /* The runs, by id; under ds_lock. */
 static struct ds_run {
@@ -120,8 +121,11 @@ static u32 ds_current_tag(void)
 static int __net_init ds_net_init(struct net *net)
 {
 	struct ds_net *dn = net_generic(net, ds_net_id);
+	u32 tag = ds_current_tag();
 
-	WRITE_ONCE(dn->tag, ds_current_tag());
+	WRITE_ONCE(dn->tag, tag);
+	if (tag)
+		WRITE_ONCE(ds_run_nets, true);
 	return 0;
 }
 
@@ -154,6 +158,7 @@ static void ds_run_end(u32 id)
 	RCU_INIT_POINTER(ds_run_cgrps[id], NULL);
 	ds_runs[id].cgid = 0;
 	if (!--ds_runs_n) {
+		WRITE_ONCE(ds_run_nets, false);
 		ds_late_detach();
 		static_branch_dec(&ds_sock_key);
 		static_branch_disable(&ds_scope_key);

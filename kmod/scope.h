@@ -33,6 +33,8 @@ extern unsigned int ds_net_id;
 extern u32 ds_run_tags[DS_RUN_ID_MASK + 1];
 extern struct cgroup __rcu *ds_run_cgrps[DROPSCOPE_MAX_RUNS + 1];
 extern unsigned long ds_runs_live;	/* BIT(id) per run */
+/* a run has made a netns: a device may be a run's */
+extern bool ds_run_nets;
 
 /* The run of tag, while it lasts; else 0. */
 static __always_inline u32 ds_tag_run(u32 tag)
