@@ -11,7 +11,8 @@ ynl() { py scripts/ynl.py --output-json "$@"; }
 
 # The operations that set state, then those that read it: config-set and
 # config-get, start, sites-get and reasons-get against Udp NoPorts,
-# rule-add, rule-get and stats-get against it again, rule-del, stop.
+# rule-add, rule-get and stats-get against it again, rule-del, stop;
+# run-start.
 test_contract() {
 	local udp0 udp1 udp2 rid
 	need_ynl
@@ -46,6 +47,11 @@ test_contract() {
 	check "contract: rule-del leaves no rule" "[]" "$(ynl --dump rule-get)"
 	ynl --do stop > /dev/null
 	check "contract: stop stops" 0 "$(ynl --do config-get | json "d['running']")"
+	# a run of the root cgroup (id 1): it ends when ynl's socket closes,
+	# and stops the monitoring it started
+	check "contract: run-start gives run 1; it ends with its socket, and the monitoring it started" \
+		"1 0 0" \
+		"$(ynl --do run-start --json '{"run-cgroup": 1}' | json "d['run']") $(ynl --do config-get | json "'%d %d' % (d['runs'], d['running'])")"
 }
 
 # contract_udp_site SITES REASONS: the drops of the sites within

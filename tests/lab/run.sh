@@ -622,6 +622,14 @@ test_bad_input() {
 		--do rule-del --json '{"rule": {"id": 99}}'
 	ybad "rule with a site range without its end" "*EINVAL*start and end*" \
 		--do rule-add --json '{"rule": {"loc-start": 1}}'
+	ybad "run of a cgroup that does not exist" "*ENOENT*no cgroup (v2) has this id*" \
+		--do run-start --json '{"run-cgroup": 4294967295}'
+	ybad "run of cgroup 0" "*ERANGE*run-cgroup*" \
+		--do run-start --json '{"run-cgroup": 0}'
+	ybad "run without a cgroup" "*EINVAL*give the cgroup's id*" --do run-start
+	ybad "stop a run that does not exist" "*ENOENT*no run has this id*" \
+		--do run-stop --json '{"run": 3}'
+	ybad "stop run 17" "*ERANGE*run*" --do run-stop --json '{"run": 17}'
 	for args in "set interval 5ms" "set interval 61s" "set interval 5h" "set interval fast" \
 		"show sites top 0" "show sites bogus" "bogus" "start now"; do
 		# shellcheck disable=SC2086
