@@ -467,9 +467,9 @@ static noinline notrace void ds_probe_task(const struct sk_buff *skb,
 }
 
 /*
- * A drop without a socket while a run lasts (ds_scope_key): the common
- * probe's count, with the run of the drop's device, or of the task that
- * frees it (a tail call, so that the common case saves no register).
+ * A drop without a socket while a run lasts (ds_scope_key), once a run
+ * has made a netns or in task context: the common probe's count, with the
+ * run of the drop's device, or of the task that frees it (a tail call).
  * Out of line and reached by a tail call, as ds_probe_slow() is.
  */
 static noinline notrace void ds_probe_run(const struct sk_buff *skb,
@@ -504,7 +504,9 @@ static notrace void ds_kfree_skb_probe(DS_KFREE_SKB_PROBE_ARGS)
 	     ds_sock_or_late(skb, DS_KFREE_SKB_RX_SK)))
 		return ds_probe_slow(data, skb, location, reason,
 				     DS_KFREE_SKB_RX_SK);
-	if (static_branch_unlikely(&ds_scope_key))
+	/* while a run lasts, a drop may be its by its device or its task */
+	if (static_branch_unlikely(&ds_scope_key) &&
+	    (READ_ONCE(ds_run_nets) || in_task()))
 		return ds_probe_run(skb, (unsigned long)location, reason);
 	ds_probe_begin();
 	ds_probe_count(ds_this_cpu_ptr(&ds_cpus), skb,
