@@ -105,7 +105,9 @@ static void ds_dev_add(struct net_device *dev)
 	if (e->dev == (unsigned long)dev)
 		return;
 	e->inum = dev_net(dev)->ns.inum;
+	rcu_read_lock();
 	e->tag = ds_net_tag(dev_net(dev));
+	rcu_read_unlock();
 	/* pairs with the smp_load_acquire() in ds_packet_netns() */
 	smp_store_release(&e->dev, (unsigned long)dev);
 	ds_dev_used++;

@@ -44,17 +44,19 @@ static __always_inline u32 ds_tag_run(u32 tag)
 	return tag && READ_ONCE(ds_run_tags[id]) == tag ? id : 0;
 }
 
-/* The tag of net: the run that created it, or 0. */
+/*
+ * The tag of net: the run that created it, or 0. net_generic() by hand:
+ * the probe is an RCU reader by disabling preemption, which
+ * net_generic()'s check does not take for one.
+ */
 static __always_inline u32 ds_net_tag(const struct net *net)
 {
+	const struct net_generic *ng;
 	const struct ds_net *dn;
-	u32 tag;
 
-	rcu_read_lock();
-	dn = net_generic(net, ds_net_id);
-	tag = READ_ONCE(dn->tag);
-	rcu_read_unlock();
-	return tag;
+	ng = rcu_dereference_check(net->gen, rcu_read_lock_any_held());
+	dn = ng->ptr[ds_net_id];
+	return READ_ONCE(dn->tag);
 }
 
 /*
@@ -67,7 +69,9 @@ static __always_inline u32 ds_cgrp_run(struct cgroup *cg)
 	struct cgroup *run;
 	u32 id;
 
-	for_each_set_bit(id, &live, DROPSCOPE_MAX_RUNS + 1) {
+	/* a bit at a time, without find_next_bit()'s call */
+	for (; live; live &= live - 1) {
+		id = __ffs(live);
 		run = rcu_dereference_check(ds_run_cgrps[id],
 					    rcu_read_lock_any_held());
 		if (run && cgroup_is_descendant(cg, run))
