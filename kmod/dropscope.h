@@ -690,6 +690,7 @@ int ds_run_start(u64 cgid, u32 portid, struct net *net,
 int ds_run_stop(u32 id, u32 portid, struct net *net,
 		struct netlink_ext_ack *extack);
 u32 ds_runs_count(void);
+u32 ds_netns_run(const struct net *net);
 void ds_runs_unhold(void);
 int ds_scope_init(void);
 void ds_scope_exit(void);

@@ -50,6 +50,10 @@ static const struct nla_policy ds_run_stop_policy[DROPSCOPE_A_MAX + 1] = {
 	[DROPSCOPE_A_RUN] = NLA_POLICY_RANGE(NLA_U32, 1, DROPSCOPE_MAX_RUNS),
 };
 
+static const struct nla_policy ds_run_netns_policy[DROPSCOPE_A_MAX + 1] = {
+	[DROPSCOPE_A_NETNS_FD] = { .type = NLA_U32 },
+};
+
 static const struct nla_policy ds_rule_policy[DROPSCOPE_RULE_A_MAX + 1] = {
 	[DROPSCOPE_RULE_A_ID] = { .type = NLA_U32 },
 	[DROPSCOPE_RULE_A_MODE] = NLA_POLICY_MAX(NLA_U8, DROPSCOPE_RULE_ONLY),
@@ -244,6 +248,38 @@ static int ds_cmd_run_stop(struct sk_buff *skb, struct genl_info *info)
 	}
 	return ds_run_stop(nla_get_u32(a), info->snd_portid,
 			   genl_info_net(info), info->extack);
+}
+
+static int ds_fill_run_netns(struct sk_buff *msg, const void *arg)
+{
+	const u32 *v = arg;
+
+	return nla_put_u32(msg, DROPSCOPE_A_RUN, v[0]) ||
+	       nla_put_u32(msg, DROPSCOPE_A_NETNS, v[1]) ? -EMSGSIZE : 0;
+}
+
+/* The run of the netns of a file descriptor of the sender's. */
+static int ds_cmd_run_netns_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[DROPSCOPE_A_NETNS_FD];
+	struct net *net;
+	u32 v[2];
+
+	if (!a) {
+		NL_SET_ERR_MSG(info->extack, "give a network namespace's fd");
+		return -EINVAL;
+	}
+	net = get_net_ns_by_fd(nla_get_u32(a));
+	if (IS_ERR(net)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "not the fd of a network namespace");
+		return PTR_ERR(net);
+	}
+	v[0] = ds_netns_run(net);
+	v[1] = net->ns.inum;
+	put_net(net);
+	return ds_reply(info, DROPSCOPE_CMD_RUN_NETNS_GET,
+			2 * nla_total_size(4), ds_fill_run_netns, v);
 }
 
 /* The u32 value of attribute type in a, or NULL when absent. */
@@ -1060,6 +1096,13 @@ const struct genl_ops ds_nl_ops[] = {
 		.cmd = DROPSCOPE_CMD_RUN_STOP,
 		.doit = ds_cmd_run_stop,
 		.policy = ds_run_stop_policy,
+		.maxattr = DROPSCOPE_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = DROPSCOPE_CMD_RUN_NETNS_GET,
+		.doit = ds_cmd_run_netns_get,
+		.policy = ds_run_netns_policy,
 		.maxattr = DROPSCOPE_A_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},

@@ -135,6 +135,17 @@ static struct pernet_operations ds_net_ops = {
 	.size = sizeof(struct ds_net),
 };
 
+/* The run whose scope net is in, or 0. */
+u32 ds_netns_run(const struct net *net)
+{
+	u32 tag;
+
+	rcu_read_lock();
+	tag = ds_net_tag(net);
+	rcu_read_unlock();
+	return ds_tag_run(tag);
+}
+
 u32 ds_runs_count(void)
 {
 	lockdep_assert_held(&ds_lock);

@@ -320,9 +320,12 @@ struct ds_run_ns {
 	char name[64];
 };
 
+/* The names of a run's namespaces; nl and run to ask the module. */
 struct ds_run_names {
 	struct ds_run_ns *v;
 	size_t n, cap;
+	struct ds_nl *nl;
+	uint32_t run;
 };
 
 static void ds_run_name(struct ds_run_names *nm, uint32_t inum,
@@ -342,14 +345,30 @@ static void ds_run_name(struct ds_run_names *nm, uint32_t inum,
 	snprintf(nm->v[nm->n++].name, sizeof(nm->v->name), "%s", name);
 }
 
+static const char *ds_run_ns_name(const struct ds_run_names *nm,
+				  uint32_t inum)
+{
+	size_t i;
+
+	for (i = 0; i < nm->n; i++)
+		if (nm->v[i].inum == inum)
+			return nm->v[i].name;
+	return NULL;
+}
+
 /*
- * The names of the namespaces "ip netns" has mounted under /run/netns
- * now, each kept once seen: CMD may delete them before it ends. Until ip
+ * The names of the run's namespaces that "ip netns" has mounted under
+ * /run/netns now, each kept once seen: CMD may delete them before it
+ * ends. The module says whose a namespace is (another run's, or none's:
+ * its inode may be one the run's had, once that one is gone). Until ip
  * mounts the namespace on it, a name is an empty file of its own: the
  * number of those is returned.
  */
 static int ds_run_names_scan(struct ds_run_names *nm)
 {
+	uint32_t of, inum;
+	int fd;
+
 	DIR *d = opendir(DS_NETNS_DIR);
 	char path[320];
 	struct dirent *de;
@@ -363,10 +382,18 @@ static int ds_run_names_scan(struct ds_run_names *nm)
 		snprintf(path, sizeof(path), DS_NETNS_DIR "/%s", de->d_name);
 		if (de->d_name[0] == '.' || statfs(path, &sf) || stat(path, &st))
 			continue;
-		if (sf.f_type == NSFS_MAGIC)
-			ds_run_name(nm, (uint32_t)st.st_ino, de->d_name);
-		else
+		if (sf.f_type != NSFS_MAGIC) {
 			pending++;
+			continue;
+		}
+		if (ds_run_ns_name(nm, (uint32_t)st.st_ino))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!ds_run_netns(nm->nl, fd, &of, &inum) && of == nm->run)
+			ds_run_name(nm, inum, de->d_name);
+		close(fd);
 	}
 	closedir(d);
 	return pending;
@@ -425,17 +452,6 @@ static int ds_run_wait(pid_t pid, int *st, struct ds_run_names *nm)
 	if (pfd >= 0)
 		close(pfd);
 	return w < 0 ? -errno : 0;
-}
-
-static const char *ds_run_ns_name(const struct ds_run_names *nm,
-				  uint32_t inum)
-{
-	size_t i;
-
-	for (i = 0; i < nm->n; i++)
-		if (nm->v[i].inum == inum)
-			return nm->v[i].name;
-	return NULL;
 }
 
 /* CMD's drops by netns, the most first: {netns, name, drops}. */
@@ -764,6 +780,8 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	/* the run started monitoring when nothing ran it */
 	err = ds_config_fetch(ctx->nl, &cfg);
 	ds_run_name(&nm, ds_run_init_ns(), "init_net");
+	nm.nl = ctx->nl;
+	nm.run = rs.run;
 	rs.tracked = !err && (cfg.parts & DROPSCOPE_PART_TCP);
 	if (!err)
 		err = ds_run_sess_begin(ctx, &rs);

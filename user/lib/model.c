@@ -836,6 +836,35 @@ int ds_run_start(struct ds_nl *nl, uint64_t cgid, uint32_t *id)
 	return !err && !*id ? -EPROTO : err;
 }
 
+static int ds_run_netns_cb(struct nlattr **tb, struct nlattr *attrs, int len,
+			   void *arg)
+{
+	uint32_t *v = arg;
+
+	(void)attrs;
+	(void)len;
+	v[0] = ds_u32(tb, DROPSCOPE_A_RUN);
+	v[1] = ds_u32(tb, DROPSCOPE_A_NETNS);
+	return 0;
+}
+
+/* The run of the netns that fd refers to (0: none), and its inode. */
+int ds_run_netns(struct ds_nl *nl, int fd, uint32_t *run, uint32_t *inum)
+{
+	struct nl_msg *msg = ds_nl_msg(nl, DROPSCOPE_CMD_RUN_NETNS_GET, false);
+	uint32_t v[2] = { 0, 0 };
+	int err;
+
+	if (msg && nla_put_u32(msg, DROPSCOPE_A_NETNS_FD, (uint32_t)fd)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	err = ds_nl_send(nl, msg, ds_run_netns_cb, v);
+	*run = v[0];
+	*inum = v[1];
+	return err;
+}
+
 int ds_run_stop(struct ds_nl *nl, uint32_t id)
 {
 	struct nl_msg *msg = ds_nl_msg(nl, DROPSCOPE_CMD_RUN_STOP, false);

@@ -139,6 +139,7 @@ int ds_config_fetch(struct ds_nl *nl, struct ds_config *c);
 /* Count the drops of the sockets of cgroup id apart (0: stop it). */
 int ds_run_start(struct ds_nl *nl, uint64_t cgid, uint32_t *id);
 int ds_run_stop(struct ds_nl *nl, uint32_t id);
+int ds_run_netns(struct ds_nl *nl, int fd, uint32_t *run, uint32_t *inum);
 /* The session events this socket wants (DROPSCOPE_SESS_EVENTS_*; 0: none). */
 int ds_config_sess_events(struct ds_nl *nl, uint32_t mask);
 

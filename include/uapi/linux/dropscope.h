@@ -105,6 +105,15 @@
  *     only the socket that started it can do (-EPERM); its sites stay. A
  *     run ends too when that socket is closed.
  *
+ * DROPSCOPE_CMD_RUN_NETNS_GET: takes DROPSCOPE_A_NETNS_FD, NLA_U32, a file
+ *     descriptor of the sender's that refers to a network namespace (as
+ *     /run/netns/NAME or /proc/PID/ns/net opened), and replies with
+ *     DROPSCOPE_A_RUN, the run whose scope it is in (0: none), and
+ *     DROPSCOPE_A_NETNS, NLA_U32, its inode, as sites give it. A name
+ *     "ip netns" gives a namespace is the run's to report only while the
+ *     namespace is the run's: inodes are used again once a namespace is
+ *     gone.
+ *
  * DROPSCOPE_CMD_SITES_GET (dump): one message per site with one
  *     DROPSCOPE_A_SITE nest, sorted by nothing in particular. Totals are
  *     folded from the per-CPU counters when the dump starts.
@@ -573,6 +582,7 @@ enum dropscope_cmd {
 	DROPSCOPE_CMD_QDISCS_GET,
 	DROPSCOPE_CMD_RUN_START,
 	DROPSCOPE_CMD_RUN_STOP,
+	DROPSCOPE_CMD_RUN_NETNS_GET,
 	__DROPSCOPE_CMD_MAX
 };
 
@@ -621,6 +631,8 @@ enum dropscope_attr {
 	DROPSCOPE_A_PARTS_ABSENT,
 	DROPSCOPE_A_RUN,
 	DROPSCOPE_A_RUNS,
+	DROPSCOPE_A_NETNS_FD,
+	DROPSCOPE_A_NETNS,
 	__DROPSCOPE_A_MAX
 };
 
