@@ -261,6 +261,63 @@ test_run_parallel() {
 		"$($DS -j status | json "'%d %s' % (d['runs'], d['running'])")"
 }
 
+# Two of the kernel's own net selftests (linux-source-7.x's
+# tools/testing/selftests/net, from the cache scripts/sid-kernels fills),
+# fib_nexthop_nongw.sh and ipv6_force_forwarding.sh (which makes the
+# router drop forwarded packets on purpose), side by side, each under a
+# run of its own: each passes; each report's
+# namespaces are namespaces its own selftest made (an ip on its PATH notes
+# each "ip netns add" of its run), all of its drops in them, none of the
+# other's; the rest of each has no drop (all the traffic is in the
+# tests' namespaces); and the two runs add up to what the hist trigger
+# counted. On 7.x, whose source the cache has.
+test_run_kselftest() {
+	local src ks=$TMP/ksft ip r
+	src=$(scripts/sid-kernels --dir)/src-$(uname -r | cut -d. -f1,2)/tools/testing/selftests/net
+	if [ ! -d "$src" ]; then
+		skip "test_run_kselftest" "no net selftests of $(uname -r | cut -d. -f1,2) in the cache (scripts/sid-kernels)"
+		return
+	fi
+	setup_module
+	cp -r "$src" "$ks"
+	ip=$(command -v ip)
+	mkdir "$TMP/shim"
+	printf '#!/bin/sh
+[ "$1 $2" != "netns add" ] || echo "$3" >> "$DS_NSLOG"
+exec %s "$@"
+' \
+		"$ip" > "$TMP/shim/ip"
+	chmod +x "$TMP/shim/ip"
+	: > "$TMP/a.ns"
+	: > "$TMP/b.ns"
+	trace_on
+	(cd "$ks" && DS_NSLOG=$TMP/a.ns PATH=$TMP/shim:$PATH \
+		"$OLDPWD/$DS" -j run --output "$TMP/a.json" -- ./fib_nexthop_nongw.sh > "$TMP/a.out" 2>&1) &
+	(cd "$ks" && DS_NSLOG=$TMP/b.ns PATH=$TMP/shim:$PATH \
+		"$OLDPWD/$DS" -j run --output "$TMP/b.json" -- ./ipv6_force_forwarding.sh > "$TMP/b.out" 2>&1) &
+	wait
+	trace_off hist
+	for r in a b; do
+		sed 's/^/# selftest '$r': /' "$TMP/$r.out" | tail -3
+		json "'\n'.join('# run %s: netns %s: %d drops' % ('$r', n['name'], n['drops']) for n in d['cmd']['netns'])" < "$TMP/$r.json"
+		check "kselftest $r: passed; its drops all in namespaces it made, named, none the other's; no rest" \
+			"0 yes 0" \
+			"$(py -c "
+import json, sys
+d = json.load(open('$TMP/$r.json'))
+own = set(open('$TMP/$r.ns').read().split())
+other = set(open('$TMP/$([ $r = a ] && echo b || echo a).ns').read().split())
+names = [n['name'] for n in d['cmd']['netns']]
+good = names and all(n in own and n not in other for n in names) and \
+	sum(n['drops'] for n in d['cmd']['netns']) == d['cmd']['drops']
+print(d['status'], 'yes' if good else 'no: %s of %s' % (names, sorted(own)), d['rest']['drops'])
+")"
+	done
+	check "kselftests: the two runs' drops are every drop the hist trigger counted" \
+		"$(sed -n 's/^ *Hits: *//p' "$TMP/hist")" \
+		"$(($(json "d['cmd']['drops']" < "$TMP/a.json") + $(json "d['cmd']['drops']" < "$TMP/b.json")))"
+}
+
 runs_are() { [ "$($DS -j status | json "d['runs']")" = "$1" ]; }
 
 # 16 runs at once; a 17th is refused, saying why, and changes nothing; a
