@@ -176,7 +176,8 @@ void ds_set_interval_ms(u32 ms);
 #define DS_PK_RUNNS	BIT_ULL(61)
 #define DS_PK_RUN_SHIFT	56
 #define DS_PK_RUN(id)	((u64)(id) << DS_PK_RUN_SHIFT)
-#define DS_PK_RUN_ID(pk) ((u32)((pk) >> DS_PK_RUN_SHIFT) & 0x1f)
+#define DS_PK_RUN_MASK	DS_PK_RUN(0x1f)
+#define DS_PK_RUN_ID(pk) ((u32)(((pk) & DS_PK_RUN_MASK) >> DS_PK_RUN_SHIFT))
 
 struct ds_slot {
 	unsigned long loc;	/* 0: free; set once when claimed */

@@ -50,9 +50,8 @@ struct cgroup __rcu *ds_run_cgrps[DROPSCOPE_MAX_RUNS + 1];
 unsigned long ds_runs_live;
 bool ds_run_nets;
 
-/* The runs, by id; under ds_lock. */
+/* The runs, by id, those of ds_runs_live; under ds_lock. */
 static struct ds_run {
-	u64 cgid;		/* 0: no run has this id */
 	u32 portid;		/* the socket that began it */
 	struct net *net;	/* that socket's netns */
 } ds_runs[DROPSCOPE_MAX_RUNS + 1];
@@ -167,7 +166,6 @@ static void ds_run_end(u32 id)
 	WRITE_ONCE(ds_run_tags[id], 0);
 	WRITE_ONCE(ds_runs_live, ds_runs_live & ~BIT(id));
 	RCU_INIT_POINTER(ds_run_cgrps[id], NULL);
-	ds_runs[id].cgid = 0;
 	if (!--ds_runs_n) {
 		WRITE_ONCE(ds_run_nets, false);
 		ds_late_detach();
@@ -181,10 +179,11 @@ static void ds_run_end(u32 id)
 	 */
 	tracepoint_synchronize_unregister();
 	cgroup_put(cg);
-	if (!ds_runs_n && ds_runs_hold && ds_running())
-		ds_stop(NULL);
-	if (!ds_runs_n)
+	if (!ds_runs_n && ds_runs_hold) {
 		ds_runs_hold = false;
+		if (ds_running())
+			ds_stop(NULL);
+	}
 }
 
 /* Does a run's cgroup nest with cg, either way, or is it cg? */
@@ -233,8 +232,8 @@ int ds_run_start(u64 cgid, u32 portid, struct net *net,
 			       "run: this kernel keeps no cgroup in its sockets (CONFIG_SOCK_CGROUP_DATA)");
 		return -EOPNOTSUPP;
 	}
-	for (id = 1; id <= DROPSCOPE_MAX_RUNS && ds_runs[id].cgid; id++)
-		;
+	/* the first id no run has (bit 0 is never one) */
+	id = ffz(ds_runs_live | BIT(0));
 	if (id > DROPSCOPE_MAX_RUNS) {
 		NL_SET_ERR_MSG(extack, "run: 16 runs at once already (DROPSCOPE_MAX_RUNS)");
 		return -EBUSY;
@@ -253,8 +252,7 @@ int ds_run_start(u64 cgid, u32 portid, struct net *net,
 	err = ds_runs_monitor(extack);
 	if (err)
 		goto err_put;
-	ds_runs[id] = (struct ds_run){ .cgid = cgid, .portid = portid,
-				       .net = net };
+	ds_runs[id] = (struct ds_run){ .portid = portid, .net = net };
 	rcu_assign_pointer(ds_run_cgrps[id], cg);
 	/* a new generation: no tag of an earlier run with this id matches */
 	ds_run_gen++;
@@ -277,7 +275,7 @@ int ds_run_stop(u32 id, u32 portid, struct net *net,
 		struct netlink_ext_ack *extack)
 {
 	lockdep_assert_held(&ds_lock);
-	if (!id || id > DROPSCOPE_MAX_RUNS || !ds_runs[id].cgid) {
+	if (id > DROPSCOPE_MAX_RUNS || !(ds_runs_live & BIT(id))) {
 		NL_SET_ERR_MSG(extack, "run: no run has this id");
 		return -ENOENT;
 	}
@@ -300,7 +298,7 @@ static int ds_run_notify(struct notifier_block *nb, unsigned long event,
 		return NOTIFY_DONE;
 	mutex_lock(&ds_lock);
 	for (id = 1; id <= DROPSCOPE_MAX_RUNS; id++)
-		if (ds_runs[id].cgid && ds_runs[id].portid == n->portid &&
+		if ((ds_runs_live & BIT(id)) && ds_runs[id].portid == n->portid &&
 		    net_eq(ds_runs[id].net, n->net))
 			ds_run_end(id);
 	mutex_unlock(&ds_lock);
@@ -332,7 +330,7 @@ void ds_scope_exit(void)
 
 	mutex_lock(&ds_lock);
 	for (id = 1; id <= DROPSCOPE_MAX_RUNS; id++)
-		if (ds_runs[id].cgid)
+		if (ds_runs_live & BIT(id))
 			ds_run_end(id);
 	mutex_unlock(&ds_lock);
 }

@@ -180,6 +180,18 @@ static void ds_site_move(struct ds_site *from, struct ds_site *to, u64 delta)
 	ds_site_add(to, delta);
 }
 
+/*
+ * The key a late count's drop was counted under first, the rest's: pk
+ * without the run, nor the netns the run added (DS_PK_RUNNS).
+ */
+static u64 ds_pk_rest(u64 pk)
+{
+	pk &= ~(DS_PK_LATE | DS_PK_RUN_MASK);
+	if (pk & DS_PK_RUNNS)
+		pk &= ~(DS_PK_RUNNS | U32_MAX);
+	return pk;
+}
+
 /* Fold a late slot's growth up to the count read first (seen). */
 static void ds_fold_late(struct ds_shadow *sh, const struct ds_slot *s)
 {
@@ -189,10 +201,8 @@ static void ds_fold_late(struct ds_shadow *sh, const struct ds_slot *s)
 	if (!delta)
 		return;
 	sh->last = sh->seen;
-	/* counted once already, under the same key without the run */
-	from = ds_site_get(s->loc, s->rk,
-			   pk & ~(DS_PK_LATE | DS_PK_RUNNS | DS_PK_RUN(0x1f)) &
-			   ~(pk & DS_PK_RUNNS ? U32_MAX : 0ULL));
+	/* counted once already, under the rest's key */
+	from = ds_site_get(s->loc, s->rk, ds_pk_rest(pk));
 	to = ds_site_get(s->loc, s->rk, pk & ~(DS_PK_LATE | DS_PK_RUNNS));
 	if (from && to)
 		ds_site_move(from, to, delta);
