@@ -16,8 +16,8 @@
  *
  * Sessions: those TCP sessions born while CMD ran, CMD's (the module marks
  * a session with the run its socket was of at birth; an accepted one has
- * its listener's cgroup and netns) and the rest's (of no run), with what they moved and
- * dropped, as live and closed dumps give them after CMD. A session that
+ * its listener's cgroup and netns) and the rest's (of no run), with what
+ * they moved and dropped, as live and closed dumps give them after CMD. A session that
  * found the table full, or whose close the ring of recent closes lost
  * before it was read, is counted as lost.
  *
@@ -328,23 +328,6 @@ struct ds_run_names {
 	uint32_t run;
 };
 
-static void ds_run_name(struct ds_run_names *nm, uint32_t inum,
-			const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < nm->n; i++)
-		if (nm->v[i].inum == inum)
-			return;
-	nm->v = ds_grow(nm->v, &nm->cap, nm->n, sizeof(*nm->v), 8);
-	if (!nm->v) {
-		nm->n = nm->cap = 0;
-		return;
-	}
-	nm->v[nm->n].inum = inum;
-	snprintf(nm->v[nm->n++].name, sizeof(nm->v->name), "%s", name);
-}
-
 static const char *ds_run_ns_name(const struct ds_run_names *nm,
 				  uint32_t inum)
 {
@@ -354,6 +337,21 @@ static const char *ds_run_ns_name(const struct ds_run_names *nm,
 		if (nm->v[i].inum == inum)
 			return nm->v[i].name;
 	return NULL;
+}
+
+/* Name the namespace of inode inum, unless it has a name already. */
+static void ds_run_name(struct ds_run_names *nm, uint32_t inum,
+			const char *name)
+{
+	if (ds_run_ns_name(nm, inum))
+		return;
+	nm->v = ds_grow(nm->v, &nm->cap, nm->n, sizeof(*nm->v), 8);
+	if (!nm->v) {
+		nm->n = nm->cap = 0;
+		return;
+	}
+	nm->v[nm->n].inum = inum;
+	snprintf(nm->v[nm->n++].name, sizeof(nm->v->name), "%s", name);
 }
 
 /*
@@ -366,15 +364,13 @@ static const char *ds_run_ns_name(const struct ds_run_names *nm,
  */
 static int ds_run_names_scan(struct ds_run_names *nm)
 {
-	uint32_t of, inum;
-	int fd;
-
 	DIR *d = opendir(DS_NETNS_DIR);
+	int pending = 0, fd;
+	uint32_t of, inum;
 	char path[320];
 	struct dirent *de;
 	struct statfs sf;
 	struct stat st;
-	int pending = 0;
 
 	if (!d)
 		return 0;
@@ -454,14 +450,24 @@ static int ds_run_wait(pid_t pid, int *st, struct ds_run_names *nm)
 	return w < 0 ? -errno : 0;
 }
 
+/* The drops of one of CMD's namespaces. */
+struct ds_run_ns_drops {
+	uint32_t inum;
+	uint64_t drops;
+};
+
+static int ds_run_ns_cmp(const void *a, const void *b)
+{
+	const struct ds_run_ns_drops *x = a, *y = b;
+
+	return (x->drops < y->drops) - (x->drops > y->drops);
+}
+
 /* CMD's drops by netns, the most first: {netns, name, drops}. */
 static void ds_run_netns_print(struct ds_print *p, const struct ds_sites *cmd,
 			       const struct ds_run_names *nm)
 {
-	struct ds_run_ns_drops {
-		uint32_t inum;
-		uint64_t drops;
-	} *v = calloc(cmd->n + 1, sizeof(*v)), t;
+	struct ds_run_ns_drops *v = calloc(cmd->n + 1, sizeof(*v));
 	size_t n = 0, i, j;
 	const char *name;
 
@@ -474,12 +480,7 @@ static void ds_run_netns_print(struct ds_print *p, const struct ds_sites *cmd,
 		v[j].drops += cmd->v[i].total;
 		n += j == n;
 	}
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && v[j].drops > v[j - 1].drops; j--) {
-			t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
+	qsort(v, n, sizeof(*v), ds_run_ns_cmp);
 	ds_print_open_arr(p, "netns");
 	for (i = 0; i < n; i++) {
 		if (!v[i].drops)
