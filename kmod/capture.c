@@ -18,6 +18,16 @@
  * network header, wherever skb->data points at the drop. Its loads are
  * then the kernel's fast ones, inline, and len is the length from there.
  *
+ * A capture may keep to one run's drops and those of no run (a run's tag:
+ * a later run with the same id is not this one), and to the first N drops
+ * of each key, site and reason (per_key): the evidence of "run
+ * --evidence". Its keys are a small table of its own, looked up without a
+ * lock and claimed under a raw spinlock, so that "first" holds across
+ * CPUs; a key that finds the table full is counted. Each packet it keeps
+ * carries what a report names the drop by: its run, its stack (walked
+ * whole by the unwinder: a few drops of each key), its socket's addresses
+ * and ports, and the task that freed it.
+ *
  * Each interval the monitor's worker drains the rings into DROPSCOPE_CMD_
  * CAPTURE messages for that socket alone, as many packets to a message as
  * fit. A drop that finds its ring full, and a message the socket has no
@@ -33,11 +43,15 @@
  */
 
 #include <linux/filter.h>
+#include <linux/jhash.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
 #include <linux/percpu.h>
 #include <linux/skbuff.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/stringify.h>
 #include <linux/timekeeping.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
@@ -46,6 +60,7 @@
 #include <uapi/linux/dropscope.h>
 
 #include "dropscope.h"
+#include "scope.h"
 
 /* Each capture's ring on each CPU; a power of two */
 #define DS_CAP_RING	(256U << 10)
@@ -59,6 +74,8 @@
  * datagram on lo does not). ds_cap_put_packet() checks it at build time.
  */
 #define DS_CAP_MAX_CAPLEN	65452U
+/* The same for a per-key capture's, whose nest holds the ext too */
+#define DS_CAP_KEY_CAPLEN	(DS_CAP_MAX_CAPLEN - 512U)
 
 /* A record in a ring, 8-byte aligned, followed by caplen bytes. */
 struct ds_cap_rec {
@@ -72,6 +89,53 @@ struct ds_cap_rec {
 	u16 protocol;
 	u16 caplen;
 	u32 stack;		/* its stack's id (stacks.c), or 0 */
+	u32 extra;		/* bytes of a struct ds_cap_ext and its frames */
+};
+
+/*
+ * What a per-key capture keeps of a drop besides its packet: between the
+ * record and the packet's bytes, followed by nframes frames.
+ */
+struct ds_cap_ext {
+	u32 run;
+	u32 pid;		/* 0: not freed in a task's context */
+	u16 sport, dport;	/* host order */
+	u8 alen;		/* 4 or 16; 0: no inet socket */
+	u8 nframes;
+	u8 saddr[16], daddr[16];
+	char comm[TASK_COMM_LEN];
+};
+
+/* A drop's ext and frames, taken once for every per-key capture. */
+struct ds_cap_ev {
+	struct ds_cap_ext x;
+	u64 frames[DS_STACK_DEPTH];
+	u32 stack;
+	bool taken;
+};
+
+/* The most a packet's nest holds besides what every capture's does */
+#define DS_CAP_EXT_SIZE	(nla_total_size(sizeof(u32)) + \
+			 nla_total_size(DS_STACK_DEPTH * sizeof(u64)) + \
+			 2 * nla_total_size(16) + 2 * nla_total_size(2) + \
+			 nla_total_size(sizeof(u32)) + \
+			 nla_total_size(TASK_COMM_LEN))
+
+/* A key of a per-key capture: a site and reason, and its drops kept. */
+struct ds_cap_key {
+	unsigned long loc;
+	u32 reason;
+	atomic_t kept;		/* at most per_key */
+};
+
+#define DS_CAP_KEYS	DROPSCOPE_CAPTURE_KEYS
+
+struct ds_cap_keys {
+	raw_spinlock_t lock;	/* claims */
+	u32 used;		/* under lock */
+	/* entry + 1, or 0: an empty slot; published with release */
+	u16 idx[2 * DS_CAP_KEYS];
+	struct ds_cap_key e[DS_CAP_KEYS];
 };
 
 /* One CPU's ring of one capture: written by that CPU, read by the drain. */
@@ -82,6 +146,7 @@ struct ds_cap_cpu {
 	local64_t matched;
 	local64_t lost;		/* the ring was full */
 	local64_t no_network;
+	local64_t lost_keys;	/* a per-key capture's key found no room */
 	/* the drain's: head when it began, what it took (tail once copied) */
 	u32 dhead, dtail;
 };
@@ -94,6 +159,9 @@ struct ds_cap {
 	struct ds_rule rule;	/* rule.match 0: every drop */
 	bool all;		/* masked drops too */
 	u32 snaplen;
+	u32 tag;		/* a run's (scope.h): its drops and no run's */
+	u32 per_key;		/* the first per_key drops of each key; 0: all */
+	struct ds_cap_keys *keys;	/* with per_key */
 	struct ds_cap_cpu __percpu *pc;
 	/* under ds_lock */
 	u64 captured;
@@ -113,15 +181,26 @@ static u32 ds_cap_last_id;	/* under ds_lock */
 
 /* ---- the drop path: any context, this CPU's ring only ------------------ */
 
-/* Copy the packet of a drop that passed c's tests into this CPU's ring. */
-static void ds_cap_copy(struct ds_cap *c, const struct ds_drop *d, u32 stack)
+/* Where a record's packet bytes are: after its ext and frames, if any. */
+static __always_inline u8 *ds_cap_data(const struct ds_cap_rec *r)
+{
+	return (u8 *)(r + 1) + r->extra;
+}
+
+/*
+ * Copy the packet of a drop that passed c's tests into this CPU's ring,
+ * with ev's ext and frames for a per-key capture (else NULL).
+ */
+static void ds_cap_copy(struct ds_cap *c, const struct ds_drop *d, u32 stack,
+			const struct ds_cap_ev *ev)
 {
 	const struct sk_buff *skb = d->skb;
 	struct ds_cap_cpu *pc = ds_this_cpu_ptr(c->pc);
 	int off = skb_network_offset(skb);
 	u32 len = skb->len - off;
 	u32 caplen = min3(len, c->snaplen, DS_CAP_MAX_CAPLEN);
-	u32 size = ALIGN(sizeof(struct ds_cap_rec) + caplen, 8);
+	u32 extra = ev ? sizeof(ev->x) + ev->x.nframes * sizeof(u64) : 0;
+	u32 size = ALIGN(sizeof(struct ds_cap_rec) + extra + caplen, 8);
 	u32 head, tail, at, pad;
 	struct ds_cap_rec *r;
 	unsigned long flags;
@@ -142,7 +221,8 @@ static void ds_cap_copy(struct ds_cap *c, const struct ds_drop *d, u32 stack)
 		at = 0;
 	}
 	r = (struct ds_cap_rec *)(pc->buf + at);
-	if (skb_copy_bits(skb, off, r + 1, caplen)) {
+	r->extra = extra;
+	if (skb_copy_bits(skb, off, ds_cap_data(r), caplen)) {
 		/* nothing written past the pad: it stays a pad */
 		local64_inc(&pc->lost);
 		goto publish;
@@ -159,6 +239,11 @@ static void ds_cap_copy(struct ds_cap *c, const struct ds_drop *d, u32 stack)
 	r->protocol = ntohs(skb->protocol);
 	r->caplen = caplen;
 	r->stack = stack;
+	if (ev) {
+		memcpy(r + 1, &ev->x, sizeof(ev->x));
+		memcpy((u8 *)(r + 1) + sizeof(ev->x), ev->frames,
+		       ev->x.nframes * sizeof(u64));
+	}
 	head += size;
 publish:
 	/* the record, then the head: pairs with the drain's acquire */
@@ -203,19 +288,135 @@ static bool ds_cap_has_network(const struct sk_buff *skb)
 	       skb->head + skb->network_header < skb_tail_pointer(skb);
 }
 
+/* Is a drop of run (0: none) one for c? */
+static __always_inline bool ds_cap_run_is(const struct ds_cap *c, u32 run)
+{
+	return !run || (run == (c->tag & DS_RUN_ID_MASK) &&
+			READ_ONCE(ds_run_tags[run]) == c->tag);
+}
+
 /*
- * Every drop while a capture exists. The mask rules' verdict is taken
- * once a drop, for the first part that asks (ds_drop_masked()).
+ * Is the drop among the first per_key of its key in c? The key is looked
+ * up without a lock, and claimed under one with interrupts off: no two
+ * CPUs claim the same key. A key that finds no room is counted.
  */
-noinline notrace void ds_capture(struct ds_drop *d, u32 stack)
+static bool ds_cap_key_take(struct ds_cap *c, const struct ds_drop *d)
+{
+	struct ds_cap_keys *t = c->keys;
+	u32 mask = ARRAY_SIZE(t->idx) - 1;
+	unsigned long loc = d->k.loc;
+	u32 reason = d->k.reason;
+	struct ds_cap_key *e;
+	unsigned long flags;
+	u32 i, x;
+
+	i = jhash_2words((u32)loc, reason, (u32)((u64)loc >> 32)) & mask;
+	/* pairs with the smp_store_release() of the claim */
+	for (; (x = smp_load_acquire(&t->idx[i])); i = (i + 1) & mask) {
+		e = &t->e[x - 1];
+		if (e->loc == loc && e->reason == reason)
+			goto found;
+	}
+	/* an NMI could come while this CPU holds the lock */
+	if (in_nmi())
+		goto lost;
+	raw_spin_lock_irqsave(&t->lock, flags);
+	/* another CPU may have claimed it since, here or further on */
+	for (; (x = t->idx[i]); i = (i + 1) & mask) {
+		e = &t->e[x - 1];
+		if (e->loc == loc && e->reason == reason) {
+			raw_spin_unlock_irqrestore(&t->lock, flags);
+			goto found;
+		}
+	}
+	if (t->used == DS_CAP_KEYS) {
+		raw_spin_unlock_irqrestore(&t->lock, flags);
+		goto lost;
+	}
+	e = &t->e[t->used];
+	e->loc = loc;
+	e->reason = reason;
+	atomic_set(&e->kept, 0);
+	/* the entry, then its index: pairs with the lookup's acquire */
+	smp_store_release(&t->idx[i], ++t->used);
+	raw_spin_unlock_irqrestore(&t->lock, flags);
+found:
+	return atomic_add_unless(&e->kept, 1, c->per_key);
+lost:
+	local64_inc(&ds_this_cpu_ptr(c->pc)->lost_keys);
+	return false;
+}
+
+/* The drop's inet socket, its addresses and ports, into x. */
+static __always_inline void ds_cap_sock(struct ds_cap_ext *x,
+					const struct sock *sk)
+{
+	switch (sk ? sk->sk_family : AF_UNSPEC) {
+	case AF_INET:
+		x->alen = 4;
+		memcpy(x->saddr, &sk->sk_rcv_saddr, 4);
+		memcpy(x->daddr, &sk->sk_daddr, 4);
+		break;
+#if IS_ENABLED(CONFIG_IPV6)
+	case AF_INET6:
+		x->alen = 16;
+		memcpy(x->saddr, &sk->sk_v6_rcv_saddr, 16);
+		memcpy(x->daddr, &sk->sk_v6_daddr, 16);
+		break;
+#endif
+	default:
+		return;
+	}
+	/* sock_common's: a request or timewait sock has them too */
+	x->sport = sk->sk_num;
+	x->dport = ntohs(sk->sk_dport);
+}
+
+/*
+ * What a per-key capture keeps of the drop, into ev. Inlined into
+ * ds_capture(), whose return address ra is: the stack walk finds it
+ * among its first frames, and the site after it (stacks.c).
+ */
+static __always_inline void ds_cap_ev_take(struct ds_cap_ev *ev,
+					   const struct ds_drop *d,
+					   const struct sock *sk, u32 run,
+					   unsigned long ra)
+{
+	struct ds_cap_ext *x = &ev->x;
+
+	memset(x, 0, sizeof(*x));
+	x->run = run;
+	x->nframes = ds_stacks_frames(d->k.loc, d->k.reason, ra, ev->frames,
+				      &ev->stack);
+	ds_cap_sock(x, sk);
+	if (in_task() && !(current->flags & PF_KTHREAD)) {
+		x->pid = task_tgid_nr(current);
+		BUILD_BUG_ON(sizeof(x->comm) != sizeof(current->comm));
+		memcpy(x->comm, current->comm, sizeof(x->comm));
+		x->comm[sizeof(x->comm) - 1] = '\0';
+	}
+	ev->taken = true;
+}
+
+/*
+ * Every drop while a capture exists; sk its socket (or NULL) and run its
+ * run (0: none). The mask rules' verdict is taken once a drop, for the
+ * first part that asks (ds_drop_masked()).
+ */
+noinline notrace void ds_capture(struct ds_drop *d, u32 stack,
+				 const struct sock *sk, u32 run)
 {
 	u32 i, hi = READ_ONCE(ds_cap_hi);
 	const struct sk_buff *skb = d->skb;
+	struct ds_cap_ev ev;
 	struct ds_cap *c;
 
+	ev.taken = false;
 	for (i = 0; i < hi; i++) {
 		c = rcu_dereference_sched(ds_caps[i]);
 		if (!c)
+			continue;
+		if (c->tag && !ds_cap_run_is(c, run))
 			continue;
 		if (c->rule.match && !ds_rule_matches_drop(&c->rule, d))
 			continue;
@@ -227,8 +428,17 @@ noinline notrace void ds_capture(struct ds_drop *d, u32 stack)
 		}
 		if (c->prog && !ds_cap_filter_run(c->prog, skb))
 			continue;
+		if (c->per_key && !ds_cap_key_take(c, d))
+			continue;
 		local64_inc(&ds_this_cpu_ptr(c->pc)->matched);
-		ds_cap_copy(c, d, stack);
+		if (!c->per_key) {
+			ds_cap_copy(c, d, stack, NULL);
+			continue;
+		}
+		if (!ev.taken)
+			ds_cap_ev_take(&ev, d, sk, run,
+				       (unsigned long)__builtin_return_address(0));
+		ds_cap_copy(c, d, ev.stack ?: stack, &ev);
 	}
 }
 
@@ -237,7 +447,7 @@ noinline notrace void ds_capture(struct ds_drop *d, u32 stack)
 static int ds_cap_put_counters(struct sk_buff *msg, const struct ds_cap *c,
 			       bool end)
 {
-	u64 matched = 0, lost = 0, nonet = 0;
+	u64 matched = 0, lost = 0, nonet = 0, keys = 0;
 	struct ds_cap_cpu *pc;
 	struct nlattr *nest;
 	unsigned int cpu;
@@ -247,6 +457,7 @@ static int ds_cap_put_counters(struct sk_buff *msg, const struct ds_cap *c,
 		matched += local64_read(&pc->matched);
 		lost += local64_read(&pc->lost);
 		nonet += local64_read(&pc->no_network);
+		keys += local64_read(&pc->lost_keys);
 	}
 	nest = nla_nest_start(msg, DROPSCOPE_A_CAPTURE);
 	if (!nest ||
@@ -261,18 +472,47 @@ static int ds_cap_put_counters(struct sk_buff *msg, const struct ds_cap *c,
 			      c->lost_socket, DROPSCOPE_CAPTURE_A_PAD) ||
 	    nla_put_u64_64bit(msg, DROPSCOPE_CAPTURE_A_NO_NETWORK, nonet,
 			      DROPSCOPE_CAPTURE_A_PAD) ||
+	    nla_put_u64_64bit(msg, DROPSCOPE_CAPTURE_A_LOST_KEYS, keys,
+			      DROPSCOPE_CAPTURE_A_PAD) ||
 	    (end && nla_put_flag(msg, DROPSCOPE_CAPTURE_A_END)))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
 }
 
-/* The most a packet nest takes, its data (and stack id) included. */
-static size_t ds_cap_packet_size(u32 caplen, bool stack)
+/*
+ * The most a packet nest takes, its data (and stack id, and a per-key
+ * capture's ext) included.
+ */
+static size_t ds_cap_packet_size(u32 caplen, bool stack, bool ext)
 {
 	return nla_total_size(0) + 2 * nla_total_size_64bit(sizeof(u64)) +
 		4 * nla_total_size(sizeof(u32)) + nla_total_size(sizeof(u16)) +
-		nla_total_size(caplen) + (stack ? nla_total_size(sizeof(u32)) : 0);
+		nla_total_size(caplen) + (stack ? nla_total_size(sizeof(u32)) : 0) +
+		(ext ? DS_CAP_EXT_SIZE : 0);
+}
+
+/* A per-key capture's ext of record r, when it has one. */
+static int ds_cap_put_ext(struct sk_buff *msg, const struct ds_cap_rec *r)
+{
+	const struct ds_cap_ext *x = (const void *)(r + 1);
+
+	if (!r->extra)
+		return 0;
+	if (nla_put_u32(msg, DROPSCOPE_PACKET_A_RUN, x->run) ||
+	    (x->nframes &&
+	     nla_put(msg, DROPSCOPE_PACKET_A_FRAMES, x->nframes * sizeof(u64),
+		     x + 1)) ||
+	    (x->alen &&
+	     (nla_put(msg, DROPSCOPE_PACKET_A_SADDR, x->alen, x->saddr) ||
+	      nla_put(msg, DROPSCOPE_PACKET_A_DADDR, x->alen, x->daddr) ||
+	      nla_put_u16(msg, DROPSCOPE_PACKET_A_SPORT, x->sport) ||
+	      nla_put_u16(msg, DROPSCOPE_PACKET_A_DPORT, x->dport))) ||
+	    (x->pid &&
+	     (nla_put_u32(msg, DROPSCOPE_PACKET_A_PID, x->pid) ||
+	      nla_put_string(msg, DROPSCOPE_PACKET_A_COMM, x->comm))))
+		return -EMSGSIZE;
+	return 0;
 }
 
 /* The nest, attribute by attribute: where 64-bit values need padding. */
@@ -291,9 +531,10 @@ static int ds_cap_put_packet_padded(struct sk_buff *msg,
 	    nla_put_u32(msg, DROPSCOPE_PACKET_A_NETNS, r->netns) ||
 	    nla_put_u16(msg, DROPSCOPE_PACKET_A_PROTOCOL, r->protocol) ||
 	    nla_put_u32(msg, DROPSCOPE_PACKET_A_LEN, r->len) ||
-	    nla_put(msg, DROPSCOPE_PACKET_A_DATA, r->caplen, r + 1) ||
+	    nla_put(msg, DROPSCOPE_PACKET_A_DATA, r->caplen, ds_cap_data(r)) ||
 	    (r->stack &&
-	     nla_put_u32(msg, DROPSCOPE_PACKET_A_STACK, r->stack))) {
+	     nla_put_u32(msg, DROPSCOPE_PACKET_A_STACK, r->stack)) ||
+	    ds_cap_put_ext(msg, r)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -321,13 +562,17 @@ static __always_inline void *ds_cap_attr(void *p, int type, const void *v,
  */
 static int ds_cap_put_packet(struct sk_buff *msg, const struct ds_cap_rec *r)
 {
-	size_t size = ds_cap_packet_size(r->caplen, r->stack);
+	size_t size = ds_cap_packet_size(r->caplen, r->stack, false);
 	u32 v32[4] = { r->reason, r->ifindex, r->netns, r->len };
 	struct nlattr *nest;
 	void *p;
 
-	BUILD_BUG_ON(ds_cap_packet_size(DS_CAP_MAX_CAPLEN, true) > U16_MAX);
-	if (nla_need_padding_for_64bit(msg))
+	BUILD_BUG_ON(ds_cap_packet_size(DS_CAP_MAX_CAPLEN, true, false) >
+		     U16_MAX);
+	BUILD_BUG_ON(ds_cap_packet_size(DS_CAP_KEY_CAPLEN, true, true) >
+		     U16_MAX);
+	/* a per-key capture's packets are rare: the nla_put_*() way */
+	if (nla_need_padding_for_64bit(msg) || r->extra)
 		return ds_cap_put_packet_padded(msg, r);
 	if (skb_tailroom(msg) < size)
 		return -EMSGSIZE;
@@ -341,7 +586,7 @@ static int ds_cap_put_packet(struct sk_buff *msg, const struct ds_cap_rec *r)
 	p = ds_cap_attr(p, DROPSCOPE_PACKET_A_NETNS, &v32[2], 4);
 	p = ds_cap_attr(p, DROPSCOPE_PACKET_A_PROTOCOL, &r->protocol, 2);
 	p = ds_cap_attr(p, DROPSCOPE_PACKET_A_LEN, &v32[3], 4);
-	p = ds_cap_attr(p, DROPSCOPE_PACKET_A_DATA, r + 1, r->caplen);
+	p = ds_cap_attr(p, DROPSCOPE_PACKET_A_DATA, ds_cap_data(r), r->caplen);
 	if (r->stack)
 		ds_cap_attr(p, DROPSCOPE_PACKET_A_STACK, &r->stack, 4);
 	return 0;
@@ -397,7 +642,7 @@ static void ds_cap_msg_send(struct ds_cap *c, struct ds_cap_msg *m, bool end)
 
 /* The room kept in every message for the counters */
 #define DS_CAP_COUNTERS_SIZE	(nla_total_size(0) + nla_total_size(4) + \
-				 5 * nla_total_size_64bit(8) + nla_total_size(0))
+				 6 * nla_total_size_64bit(8) + nla_total_size(0))
 
 /* The next record of pc to drain, pads stepped over; NULL: none left. */
 static const struct ds_cap_rec *ds_cap_next(struct ds_cap_cpu *pc)
@@ -418,7 +663,7 @@ static const struct ds_cap_rec *ds_cap_next(struct ds_cap_cpu *pc)
 static void ds_cap_drain_rec(struct ds_cap *c, const struct ds_cap_rec *r,
 			     struct ds_cap_msg *m)
 {
-	size_t need = ds_cap_packet_size(r->caplen, r->stack) +
+	size_t need = ds_cap_packet_size(r->caplen, r->stack, r->extra) +
 		      DS_CAP_COUNTERS_SIZE;
 
 	if (m->skb && skb_tailroom(m->skb) < need)
@@ -531,6 +776,7 @@ static void ds_cap_free(struct ds_cap *c)
 		bpf_prog_destroy(c->prog);
 	if (c->net)
 		put_net(c->net);
+	kfree(c->keys);
 	kfree(c);
 }
 
@@ -658,7 +904,8 @@ out:
 	return err;
 }
 
-int ds_capture_start(struct nlattr **tb, const struct ds_rule *rule,
+/* A capture of the run of tag (0: of every drop), for info's socket. */
+int ds_capture_start(struct nlattr **tb, const struct ds_rule *rule, u32 tag,
 		     struct genl_info *info, u32 *id)
 {
 	struct ds_cap *c;
@@ -676,7 +923,9 @@ int ds_capture_start(struct nlattr **tb, const struct ds_rule *rule,
 		if (!rcu_access_pointer(ds_caps[i]))
 			slot = min(slot, i);
 	if (slot == DROPSCOPE_MAX_CAPTURES) {
-		NL_SET_ERR_MSG(info->extack, "capture: 4 captures run already");
+		NL_SET_ERR_MSG(info->extack, "capture: "
+			       __stringify(DROPSCOPE_MAX_CAPTURES)
+			       " captures run already");
 		return -ENOSPC;
 	}
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
@@ -686,6 +935,16 @@ int ds_capture_start(struct nlattr **tb, const struct ds_rule *rule,
 	if (tb[DROPSCOPE_CAPTURE_A_SNAPLEN])
 		c->snaplen = nla_get_u32(tb[DROPSCOPE_CAPTURE_A_SNAPLEN]);
 	c->all = nla_get_flag(tb[DROPSCOPE_CAPTURE_A_ALL]);
+	c->tag = tag;
+	err = -ENOMEM;
+	if (tb[DROPSCOPE_CAPTURE_A_PER_KEY]) {
+		c->per_key = nla_get_u32(tb[DROPSCOPE_CAPTURE_A_PER_KEY]);
+		c->snaplen = min(c->snaplen, DS_CAP_KEY_CAPLEN);
+		c->keys = kzalloc(sizeof(*c->keys), GFP_KERNEL);
+		if (!c->keys)
+			goto err;
+		raw_spin_lock_init(&c->keys->lock);
+	}
 	if (rule)
 		c->rule = *rule;
 	if (tb[DROPSCOPE_CAPTURE_A_FILTER]) {

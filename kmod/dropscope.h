@@ -688,6 +688,7 @@ void ds_probe_late(const struct sock *sk);
 struct net;
 int ds_run_start(u64 cgid, u32 portid, struct net *net,
 		 struct netlink_ext_ack *extack);
+int ds_run_tag(u32 id, struct netlink_ext_ack *extack, u32 *tag);
 int ds_run_stop(u32 id, u32 portid, struct net *net,
 		struct netlink_ext_ack *extack);
 u32 ds_runs_count(void);
@@ -757,9 +758,10 @@ struct nlattr;
 DECLARE_STATIC_KEY_FALSE(ds_cap_key);
 /* On while capture or stacks need every drop in the probe's slow path. */
 DECLARE_STATIC_KEY_FALSE(ds_slow_key);
-void ds_capture(struct ds_drop *d, u32 stack);
+void ds_capture(struct ds_drop *d, u32 stack, const struct sock *sk,
+		u32 run);
 extern const struct ds_sink ds_capture_sink;
-int ds_capture_start(struct nlattr **tb, const struct ds_rule *rule,
+int ds_capture_start(struct nlattr **tb, const struct ds_rule *rule, u32 tag,
 		     struct genl_info *info, u32 *id);
 struct ds_cap *ds_capture_stop(u32 id, u32 portid,
 			       struct netlink_ext_ack *extack);
@@ -787,6 +789,14 @@ struct ds_stacks_stats {
 
 /* In the probe's slow path: the stack's id, or 0 (not taken, or lost). */
 u32 ds_stacks_drop(struct ds_drop *drop);
+/*
+ * In the probe's slow path, called by the function whose return address
+ * is ra: the drop's frames from its site outward, at most DS_STACK_DEPTH,
+ * and the stack's id as ds_stacks_drop() gives it; 0 frames when the
+ * unwinder did not reach the site.
+ */
+u32 ds_stacks_frames(unsigned long loc, u32 reason, unsigned long ra,
+		     u64 *frames, u32 *id);
 int ds_stacks_set(bool on, const struct ds_rule *r,
 		  struct netlink_ext_ack *extack);
 bool ds_stacks_on(const struct ds_rule **r);

@@ -92,6 +92,9 @@ ds_capture_policy[DROPSCOPE_CAPTURE_A_MAX + 1] = {
 	[DROPSCOPE_CAPTURE_A_SNAPLEN] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &ds_snaplen_range),
 	[DROPSCOPE_CAPTURE_A_ALL] = { .type = NLA_FLAG },
+	[DROPSCOPE_CAPTURE_A_RUN] =
+		NLA_POLICY_RANGE(NLA_U32, 1, DROPSCOPE_MAX_RUNS),
+	[DROPSCOPE_CAPTURE_A_PER_KEY] = NLA_POLICY_RANGE(NLA_U32, 1, 1024),
 };
 
 static const struct nla_policy ds_capture_req_policy[DROPSCOPE_A_MAX + 1] = {
@@ -826,7 +829,7 @@ static int ds_cmd_capture_start(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[DROPSCOPE_CAPTURE_A_MAX + 1];
 	struct ds_rule rule = { 0 };
-	u32 id;
+	u32 id, tag = 0;
 	int err;
 
 	err = ds_capture_nest(info, tb);
@@ -840,7 +843,14 @@ static int ds_cmd_capture_start(struct sk_buff *skb, struct genl_info *info)
 	err = ds_drop_rule(info, false, &rule);
 	if (err)
 		return err;
-	err = ds_capture_start(tb, rule.match ? &rule : NULL, info, &id);
+	if (tb[DROPSCOPE_CAPTURE_A_RUN]) {
+		/* the run's tag: the capture ends with it, not with its id */
+		err = ds_run_tag(nla_get_u32(tb[DROPSCOPE_CAPTURE_A_RUN]),
+				 info->extack, &tag);
+		if (err)
+			return err;
+	}
+	err = ds_capture_start(tb, rule.match ? &rule : NULL, tag, info, &id);
 	if (err)
 		return err;
 	return ds_reply(info, DROPSCOPE_CMD_CAPTURE, NLMSG_GOODSIZE,
@@ -857,7 +867,8 @@ static int ds_cmd_capture_stop(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	if (!tb[DROPSCOPE_CAPTURE_A_ID] || tb[DROPSCOPE_CAPTURE_A_FILTER] ||
-	    tb[DROPSCOPE_CAPTURE_A_SNAPLEN] || tb[DROPSCOPE_CAPTURE_A_ALL]) {
+	    tb[DROPSCOPE_CAPTURE_A_SNAPLEN] || tb[DROPSCOPE_CAPTURE_A_ALL] ||
+	    tb[DROPSCOPE_CAPTURE_A_RUN] || tb[DROPSCOPE_CAPTURE_A_PER_KEY]) {
 		NL_SET_ERR_MSG(info->extack,
 			       "capture stop: give the capture's id alone");
 		return -EINVAL;

@@ -27,6 +27,13 @@ notrace u32 ds_stacks_drop(struct ds_drop *drop)
 	return 0;
 }
 
+notrace u32 ds_stacks_frames(unsigned long loc, u32 reason, unsigned long ra,
+			     u64 *frames, u32 *id)
+{
+	*id = 0;
+	return 0;
+}
+
 int ds_stacks_set(bool on, const struct ds_rule *r,
 		  struct netlink_ext_ack *extack)
 {

@@ -350,23 +350,24 @@ static __always_inline bool ds_sock_or_late(const struct sk_buff *skb,
  * its key kept when it may be UDP's failure to queue, so that
  * ds_probe_late() can count it to the socket's run too.
  */
-static noinline notrace void ds_count_late(struct ds_drop *d)
+static noinline notrace u64 ds_count_late(struct ds_drop *d)
 {
 	struct ds_cpu *c = ds_this_cpu_ptr(&ds_cpus);
 	unsigned long loc = d->k.loc;
-	u64 rk, pk = ds_run_pk(d->skb);
+	u64 rk, run = ds_run_pk(d->skb), pk = run;
 
 	ds_drop_rk_pk(d, &rk, &pk);
 	ds_count(c, loc, rk, pk, ds_hash(loc, rk, pk));
 	/* a run's already, by its device: not the rest's to move */
 	if ((d->k.reason != SKB_DROP_REASON_SOCKET_RCVBUFF &&
 	     d->k.reason != SKB_DROP_REASON_PROTO_MEM) || DS_PK_RUN_ID(pk))
-		return;
+		return run;
 	c->late_rk = rk;
 	c->late_pk = pk;
 	/* a drop in an interrupt here finds a key whole, or none */
 	barrier();
 	WRITE_ONCE(c->late_loc, loc);
+	return run;
 }
 
 /*
@@ -406,13 +407,12 @@ notrace void ds_probe_late(const struct sock *sk)
 /*
  * A drop with a socket while TCP sessions are tracked or a run lasts:
  * counted to its session too, unless the rules mask it (sessions.c), and
- * apart when the drop is a run's (scope.c). Out of line, as
- * ds_count_packet() is.
+ * apart when the drop is a run's (scope.c). Returns the run's part of its
+ * key (0: none). Out of line, as ds_count_packet() is.
  */
-static noinline notrace void ds_count_sock(struct ds_drop *d,
-					   const struct sock *rx_sk)
+static noinline notrace u64 ds_count_sock(struct ds_drop *d,
+					  const struct sock *sk)
 {
-	const struct sock *sk = d->skb->sk ? d->skb->sk : rx_sk;
 	u64 pk = 0;
 
 #ifndef DS_HAVE_KFREE_SKB_RX_SK
@@ -424,6 +424,7 @@ static noinline notrace void ds_count_sock(struct ds_drop *d,
 	if (static_branch_unlikely(&ds_scope_key))
 		pk = ds_sock_run_pk(d->skb, sk);
 	ds_drop_count(d, pk);
+	return pk;
 }
 
 /*
@@ -439,20 +440,25 @@ static noinline __noclone notrace __no_stack_protector void
 ds_probe_slow(void *data, const struct sk_buff *skb, void *location,
 	      u32 reason, const struct sock *rx_sk)
 {
+	const struct sock *sk = skb->sk ? skb->sk : rx_sk;
 	struct ds_drop d;
 	u32 stack = 0;
+	u64 pk;
 
 	ds_drop_init(&d, skb, (unsigned long)location, reason);
 	ds_probe_begin();
 	if (static_branch_unlikely(&ds_stacks_key))
 		stack = ds_stacks_drop(&d);
-	if (static_branch_unlikely(&ds_cap_key))
-		ds_capture(&d, stack);
 	if (static_branch_unlikely(&ds_sock_key) &&
-	    ds_sock_or_late(skb, rx_sk))
-		ds_count_sock(&d, rx_sk);
-	else
-		ds_drop_count(&d, ds_run_pk(skb));
+	    ds_sock_or_late(skb, rx_sk)) {
+		pk = ds_count_sock(&d, sk);
+	} else {
+		pk = ds_run_pk(skb);
+		ds_drop_count(&d, pk);
+	}
+	/* after the count: a capture of a run's takes the drop's run */
+	if (static_branch_unlikely(&ds_cap_key))
+		ds_capture(&d, stack, sk, DS_PK_RUN_ID(pk));
 	ds_probe_end();
 }
 

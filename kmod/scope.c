@@ -270,15 +270,30 @@ err_put:
 	return err;
 }
 
-/* End run id, which only its socket may do. */
-int ds_run_stop(u32 id, u32 portid, struct net *net,
-		struct netlink_ext_ack *extack)
+/*
+ * The tag of run id (scope.h), or an error. A tag names the run, and no
+ * later one with the same id.
+ */
+int ds_run_tag(u32 id, struct netlink_ext_ack *extack, u32 *tag)
 {
 	lockdep_assert_held(&ds_lock);
 	if (id > DROPSCOPE_MAX_RUNS || !(ds_runs_live & BIT(id))) {
 		NL_SET_ERR_MSG(extack, "run: no run has this id");
 		return -ENOENT;
 	}
+	*tag = ds_run_tags[id];
+	return 0;
+}
+
+/* End run id, which only its socket may do. */
+int ds_run_stop(u32 id, u32 portid, struct net *net,
+		struct netlink_ext_ack *extack)
+{
+	u32 tag;
+	int err = ds_run_tag(id, extack, &tag);
+
+	if (err)
+		return err;
 	if (ds_runs[id].portid != portid || !net_eq(ds_runs[id].net, net)) {
 		NL_SET_ERR_MSG(extack, "run: another socket began this run");
 		return -EPERM;

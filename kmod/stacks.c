@@ -871,6 +871,30 @@ notrace u32 ds_stacks_drop(struct ds_drop *drop)
 	return ds_stack_whole(t, &d);
 }
 
+/*
+ * A capture's drop (capture.c): its stack walked whole, not counted. The
+ * caller is ds_capture(), whose return address is ra, so that the walk
+ * from here finds it where ds_stacks_drop()'s is.
+ */
+notrace u32 ds_stacks_frames(unsigned long loc, u32 reason, unsigned long ra,
+			     u64 *frames, u32 *id)
+{
+	unsigned long buf[DS_STACK_MAX];
+	struct ds_skey k;
+	u32 i;
+
+	*id = 0;
+	if (unlikely(in_nmi()))
+		return 0;
+	ds_stack_take(loc, reason, ra, buf, &k);
+	if (k.siteless)
+		return 0;
+	*id = k.id;
+	for (i = 0; i < k.nr; i++)
+		frames[i] = k.frames[i];
+	return k.nr;
+}
+
 /* ---- under ds_lock ------------------------------------------------------ */
 
 static void ds_stab_free(struct ds_stab *t)

@@ -296,6 +296,15 @@
  *     DROPSCOPE_CAPTURE_A_ALL: NLA_FLAG: drops the mask rules hide too
  *         (default: the rules' verdict on each drop decides, as it does
  *         for the drops of sessions)
+ *     DROPSCOPE_CAPTURE_A_RUN: NLA_U32, a run (DROPSCOPE_CMD_RUN_START):
+ *         only the drops of that run and those of no run. The capture
+ *         takes none of a later run that has the same id.
+ *     DROPSCOPE_CAPTURE_A_PER_KEY: NLA_U32, 1 to 1024: the first N drops
+ *         of each key (site and reason) that pass every test, and no more
+ *         of that key. DROPSCOPE_CAPTURE_KEYS keys are told apart; a drop
+ *         of a key beyond them is counted in DROPSCOPE_CAPTURE_A_LOST_KEYS.
+ *         Each packet of such a capture carries its drop's run, stack,
+ *         socket and task (DROPSCOPE_PACKET_A_RUN to _COMM).
  *     and, optionally, one DROPSCOPE_A_RULE nest of the fields a mask rule
  *     takes (site, reason, device, netns, l3, l4; no mode, no SMC reason):
  *     only drops that match it are captured. Drops pass the rule, the
@@ -321,7 +330,9 @@
  *     drops that passed every test; of them _CAPTURED, delivered;
  *     _LOST_BUFFER, that found the CPU's buffer full; _LOST_SOCKET, whose
  *     message the socket had no room for. MATCHED = CAPTURED +
- *     LOST_BUFFER + LOST_SOCKET once the capture has ended.
+ *     LOST_BUFFER + LOST_SOCKET once the capture has ended. With PER_KEY,
+ *     MATCHED is the drops kept (the first N of their key), and
+ *     _LOST_KEYS the drops whose key found no room.
  *
  * DROPSCOPE_CMD_STACKS_SET: DROPSCOPE_A_STACKS (NLA_U8): 1 takes the kernel
  *     stack of each drop from then on, 0 stops taking them (the stacks
@@ -375,6 +386,20 @@
  *         (DROPSCOPE_STACK_A_ID) while stacks are taken for it; absent
  *         otherwise
  *     DROPSCOPE_PACKET_A_DATA: binary, its first snaplen bytes of that
+ *     In a capture with DROPSCOPE_CAPTURE_A_PER_KEY only:
+ *     DROPSCOPE_PACKET_A_RUN: NLA_U32, the drop's run, 0 for none
+ *     DROPSCOPE_PACKET_A_FRAMES: binary, __u64 return addresses from the
+ *         drop site outward, the first the site; at most
+ *         DROPSCOPE_STACK_DEPTH; absent when the unwinder did not reach
+ *         the site, or is not ORC
+ *     DROPSCOPE_PACKET_A_SADDR, _DADDR: binary, 4 or 16 bytes: the local
+ *         and remote address of the drop's socket (skb->sk, else the
+ *         receiving socket where the tracepoint passes one), IPv4 or IPv6
+ *     DROPSCOPE_PACKET_A_SPORT, _DPORT: NLA_U16, its local and remote
+ *         port, host order; all four only with such a socket
+ *     DROPSCOPE_PACKET_A_PID: NLA_U32, _COMM: NLA_NUL_STRING: the process
+ *         (thread group) in whose context the packet was freed, for a
+ *         drop in task context; absent in interrupts and kernel threads
  *
  * DROPSCOPE_A_SESSION:
  *     DROPSCOPE_SESSION_A_COOKIE: NLA_U64, the socket's cookie (ss -e
@@ -903,9 +928,11 @@ enum dropscope_smc_dev_attr {
 
 #define DROPSCOPE_SMC_DEV_A_MAX (__DROPSCOPE_SMC_DEV_A_MAX - 1)
 
-/* Captures at once. */
-#define DROPSCOPE_MAX_CAPTURES	4
+/* Captures at once: one for each run's evidence, and four more. */
+#define DROPSCOPE_MAX_CAPTURES	20
 #define DROPSCOPE_MAX_RUNS	16
+/* The drop keys (site, reason) a per-key capture tells apart. */
+#define DROPSCOPE_CAPTURE_KEYS	256
 
 enum dropscope_capture_attr {
 	DROPSCOPE_CAPTURE_A_UNSPEC,
@@ -920,6 +947,9 @@ enum dropscope_capture_attr {
 	DROPSCOPE_CAPTURE_A_LOST_SOCKET,
 	DROPSCOPE_CAPTURE_A_NO_NETWORK,
 	DROPSCOPE_CAPTURE_A_END,
+	DROPSCOPE_CAPTURE_A_RUN,
+	DROPSCOPE_CAPTURE_A_PER_KEY,
+	DROPSCOPE_CAPTURE_A_LOST_KEYS,
 	__DROPSCOPE_CAPTURE_A_MAX
 };
 
@@ -937,6 +967,14 @@ enum dropscope_packet_attr {
 	DROPSCOPE_PACKET_A_LEN,
 	DROPSCOPE_PACKET_A_DATA,
 	DROPSCOPE_PACKET_A_STACK,
+	DROPSCOPE_PACKET_A_RUN,
+	DROPSCOPE_PACKET_A_FRAMES,
+	DROPSCOPE_PACKET_A_SADDR,
+	DROPSCOPE_PACKET_A_DADDR,
+	DROPSCOPE_PACKET_A_SPORT,
+	DROPSCOPE_PACKET_A_DPORT,
+	DROPSCOPE_PACKET_A_PID,
+	DROPSCOPE_PACKET_A_COMM,
 	__DROPSCOPE_PACKET_A_MAX
 };
 
