@@ -25,6 +25,11 @@
  * judge every drop of the run, CMD's and the rest: many drops carry no
  * socket (a datagram to a closed port, a packet being forwarded). The
  * exit status is CMD's, unless a condition failed: then DS_ECONDITION.
+ *
+ * Evidence (--evidence DIR): the module keeps the first --keep packets of
+ * each drop key of the run and of the rest while CMD runs (evidence.c);
+ * those of the keys new against the baseline (every key without one) are
+ * written under DIR, and the report names the files.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -58,6 +63,8 @@ struct ds_run {
 	uint64_t max;		/* UINT64_MAX: no maximum */
 	const char *rules;
 	const char *output;	/* the report's file; NULL: standard output */
+	const char *evidence;	/* the evidence's directory, or NULL */
+	uint64_t keep, snaplen;	/* of the evidence */
 	bool ktap;
 	char **cmd;
 	int ncmd;
@@ -90,9 +97,12 @@ static int ds_cgroup2_root(char *out, size_t len)
 static int ds_run_args(struct ds_run *r, const struct ds_cmd *self, int argc,
 		       char **argv)
 {
+	bool keep = false;
 	int a;
 
 	r->max = UINT64_MAX;
+	r->keep = 16;
+	r->snaplen = 256;
 	for (a = 0; a < argc && strcmp(argv[a], "--"); a++) {
 		const char *o = argv[a] + (strncmp(argv[a], "--", 2) ? 0 : 2);
 		const char *v = a + 1 < argc ? argv[a + 1] : NULL;
@@ -110,6 +120,16 @@ static int ds_run_args(struct ds_run *r, const struct ds_cmd *self, int argc,
 			r->rules = v;
 		} else if (!strcmp(o, "output")) {
 			r->output = v;
+		} else if (!strcmp(o, "evidence")) {
+			r->evidence = v;
+		} else if (!strcmp(o, "keep")) {
+			if (ds_parse_u64(v, 1, 1024, &r->keep))
+				return ds_usage(self, "--keep needs a number of packets, 1 to 1024");
+			keep = true;
+		} else if (!strcmp(o, "snaplen")) {
+			if (ds_parse_u64(v, 1, 65535, &r->snaplen))
+				return ds_usage(self, "--snaplen needs a number of bytes, 1 to 65535");
+			keep = true;
 		} else if (!strcmp(o, "max")) {
 			if (ds_parse_u64(v, 0, UINT64_MAX - 1, &r->max))
 				return ds_usage(self, "--max needs a number of drops");
@@ -128,6 +148,8 @@ static int ds_run_args(struct ds_run *r, const struct ds_cmd *self, int argc,
 		return ds_usage(self, "give the command after --");
 	if (r->fail_new && !r->baseline)
 		return ds_usage(self, "--fail-on new needs --baseline FILE");
+	if (keep && !r->evidence)
+		return ds_usage(self, "--keep and --snaplen need --evidence DIR");
 	r->cmd = argv + a + 1;
 	r->ncmd = argc - a - 1;
 	return 0;
@@ -400,13 +422,15 @@ static int ds_run_names_scan(struct ds_run_names *nm)
  * mounts: woken by a new name under /run/netns (inotify), then a scan
  * after 1, 2, 4 ... ms up to 128, and every 128 ms while a name waits
  * for its mount (64 times at most); asleep otherwise, so that a long run
- * costs nothing. The child's exit wakes its pidfd.
+ * costs nothing. The child's exit wakes its pidfd; the evidence's
+ * packets (ev, or NULL) wake it too.
  */
-static int ds_run_wait(pid_t pid, int *st, struct ds_run_names *nm)
+static int ds_run_wait(pid_t pid, int *st, struct ds_run_names *nm,
+		       struct ds_evidence *ev)
 {
 	int ifd, pfd, ms = -1, tries = 0, pending, n;
-	struct pollfd p[2];
-	char ev[4096];
+	struct pollfd p[3];
+	char buf[4096];
 	pid_t w;
 
 	/* as ip does; a watch needs the directory */
@@ -419,12 +443,19 @@ static int ds_run_wait(pid_t pid, int *st, struct ds_run_names *nm)
 	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	p[0] = (struct pollfd){ .fd = pfd, .events = POLLIN };
 	p[1] = (struct pollfd){ .fd = ifd, .events = POLLIN };
+	p[2] = (struct pollfd){ .fd = ev ? ds_evidence_fd(ev) : -1,
+				.events = POLLIN };
 	for (;;) {
 		w = waitpid(pid, st, WNOHANG);
 		if (w)
 			break;
 		/* without a pidfd or a watch, a scan every 128 ms */
-		n = poll(p, 2, pfd < 0 || ifd < 0 ? 128 : ms);
+		n = poll(p, 3, pfd < 0 || ifd < 0 ? 128 : ms);
+		if (n > 0 && (p[2].revents & POLLIN)) {
+			ds_evidence_read(ev);
+			if (!(p[1].revents & POLLIN))
+				continue;
+		}
 		if (n < 0 && errno != EINTR) {
 			/* no names then: the report still comes */
 			while ((w = waitpid(pid, st, 0)) < 0 && errno == EINTR)
@@ -432,7 +463,7 @@ static int ds_run_wait(pid_t pid, int *st, struct ds_run_names *nm)
 			break;
 		}
 		if (n > 0 && (p[1].revents & POLLIN)) {
-			while (read(ifd, ev, sizeof(ev)) > 0)
+			while (read(ifd, buf, sizeof(buf)) > 0)
 				;
 			tries = 0;
 			ms = 1;
@@ -594,12 +625,41 @@ static size_t ds_run_judge(const struct ds_run *r, const struct ds_record *b,
 	return n;
 }
 
+/* What the evidence is judged by: the run's sites and the baseline. */
+struct ds_run_want {
+	const struct ds_sites *all;
+	const struct ds_record *base;	/* NULL: no baseline */
+	bool same_build;
+};
+
+/*
+ * A key to write evidence of: one of the run's sites with drops, new
+ * against the baseline (every one without a baseline). The mask rules
+ * kept the masked ones out already.
+ */
+static const struct ds_site *ds_run_want_key(void *arg, uint64_t loc,
+					     uint32_t reason)
+{
+	const struct ds_run_want *w = arg;
+	size_t i;
+
+	for (i = 0; i < w->all->n; i++) {
+		const struct ds_site *s = &w->all->v[i];
+
+		if (s->location == loc && s->reason == reason && s->total &&
+		    !(w->base && ds_run_in_baseline(w->base, w->same_build, s)))
+			return s;
+	}
+	return NULL;
+}
+
 static void ds_run_report(struct ds_ctx *ctx, const struct ds_run *r,
 			  FILE *f, const char *cgroup, int status,
 			  const struct ds_run_names *nm,
 			  const struct ds_sites *cmd,
 			  const struct ds_sites *rest,
 			  const struct ds_run_sessions *rs,
+			  const struct ds_evidence *ev,
 			  const struct ds_cond *c, size_t nc)
 {
 	struct ds_print p = { .f = f, .json = ctx->json };
@@ -613,6 +673,8 @@ static void ds_run_report(struct ds_ctx *ctx, const struct ds_run *r,
 			fprintf(f, "%sok %zu %s%s%s\n", c[i].failed ? "not " : "",
 				i + 1, c[i].name, c[i].why[0] ? " # " : "",
 				c[i].why);
+		if (ev)
+			ds_evidence_ktap(ev, f);
 		return;
 	}
 	ds_print_open_obj(&p, NULL);
@@ -647,6 +709,8 @@ static void ds_run_report(struct ds_ctx *ctx, const struct ds_run *r,
 			     "", rs->lost);
 	else
 		ds_print_text(&p, "sessions: not tracked (monitoring runs without tcp)\n");
+	if (ev)
+		ds_evidence_print(ev, &p);
 	ds_print_open_arr(&p, "failed");
 	for (i = 1; i < nc; i++) {
 		if (!c[i].failed)
@@ -663,7 +727,7 @@ static void ds_run_report(struct ds_ctx *ctx, const struct ds_run *r,
  * it runs, the names of the namespaces it mounts are kept in nm.
  */
 static int ds_run_child(const struct ds_run *r, const char *dir,
-			struct ds_run_names *nm)
+			struct ds_run_names *nm, struct ds_evidence *ev)
 {
 	char procs[640];
 	pid_t pid, w;
@@ -689,7 +753,7 @@ static int ds_run_child(const struct ds_run *r, const char *dir,
 	}
 	/* Ctrl-C reaches the command (same process group); wait for it */
 	signal(SIGINT, SIG_IGN);
-	w = ds_run_wait(pid, &st, nm);
+	w = ds_run_wait(pid, &st, nm, ev);
 	signal(SIGINT, SIG_DFL);
 	if (w < 0)
 		return w;
@@ -706,6 +770,8 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 	struct ds_cond conds[DS_RUN_CONDS];
 	struct ds_run_sessions rs = { 0 };
 	struct ds_run_names nm = { 0 };
+	struct ds_evidence *ev = NULL;
+	struct ds_run_want want;
 	struct ds_run r = { 0 };
 	struct ds_config cfg;
 	char root[512], dir[600], id_s[32];
@@ -778,6 +844,12 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 			goto out_scope;
 		}
 	}
+	if (r.evidence) {
+		err = ds_evidence_start(r.evidence, rs.run, (uint32_t)r.keep,
+					(uint32_t)r.snaplen, &ev);
+		if (err)
+			goto out_stop;
+	}
 	/* the run started monitoring when nothing ran it */
 	err = ds_config_fetch(ctx->nl, &cfg);
 	ds_run_name(&nm, ds_run_init_ns(), "init_net");
@@ -792,12 +864,14 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		err = ds_fail(ctx, err);
 		goto out_stop;
 	}
-	status = ds_run_child(&r, dir, &nm);
+	status = ds_run_child(&r, dir, &nm, ev);
 	if (status < 0) {
 		fprintf(stderr, "dropscope: run: %s\n", strerror(-status));
 		err = DS_EFAIL;
 		goto out_stop;
 	}
+	if (ev)
+		ds_evidence_stop(ev);
 	err = ds_sites_fetch(ctx->nl, &after);
 	if (!err)
 		err = ds_run_sess_end(ctx, &rs);
@@ -828,6 +902,14 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		ds_record_free(&now);
 	}
 	nc = ds_run_judge(&r, &base, same_build, &all, status, conds);
+	want = (struct ds_run_want){
+		.all = &all, .base = r.baseline ? &base : NULL,
+		.same_build = same_build,
+	};
+	if (ev && ds_evidence_write(ev, ctx, ds_run_want_key, &want)) {
+		err = DS_EFAIL;
+		goto out_stop;
+	}
 	f = r.output ? fopen(r.output, "w") : stdout;
 	if (!f) {
 		fprintf(stderr, "dropscope: run: %s: %s\n", r.output,
@@ -835,8 +917,8 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		err = DS_EFAIL;
 		goto out_stop;
 	}
-	ds_run_report(ctx, &r, f, id_s, status, &nm, &cmd, &rest, &rs, conds,
-		      nc);
+	ds_run_report(ctx, &r, f, id_s, status, &nm, &cmd, &rest, &rs, ev,
+		      conds, nc);
 	if (f != stdout && fclose(f)) {
 		fprintf(stderr, "dropscope: run: %s: write failed\n", r.output);
 		err = DS_EFAIL;
@@ -847,6 +929,7 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		if (conds[i].failed)
 			err = DS_ECONDITION;
 out_stop:
+	ds_evidence_free(ev);
 	if (ids)
 		ds_rules_del_all(ctx->nl, ids, rules.n);
 out_scope:

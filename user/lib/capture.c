@@ -25,6 +25,9 @@ static int ds_packet_parse(const struct nlattr *nest, struct ds_packet *pk)
 		[DROPSCOPE_PACKET_A_REASON] = 4, [DROPSCOPE_PACKET_A_IFINDEX] = 4,
 		[DROPSCOPE_PACKET_A_NETNS] = 4, [DROPSCOPE_PACKET_A_PROTOCOL] = 2,
 		[DROPSCOPE_PACKET_A_LEN] = 4, [DROPSCOPE_PACKET_A_STACK] = 4,
+		[DROPSCOPE_PACKET_A_RUN] = 4, [DROPSCOPE_PACKET_A_SPORT] = 2,
+		[DROPSCOPE_PACKET_A_DPORT] = 2, [DROPSCOPE_PACKET_A_PID] = 4,
+		[DROPSCOPE_PACKET_A_SADDR] = 4, [DROPSCOPE_PACKET_A_DADDR] = 4,
 	};
 	const uint32_t need = 1U << DROPSCOPE_PACKET_A_TSTAMP |
 			      1U << DROPSCOPE_PACKET_A_LOCATION |
@@ -73,6 +76,34 @@ static int ds_packet_parse(const struct nlattr *nest, struct ds_packet *pk)
 			pk->data = v;
 			pk->caplen = (uint32_t)n;
 			break;
+		case DROPSCOPE_PACKET_A_RUN:
+			memcpy(&pk->run, v, 4);
+			break;
+		case DROPSCOPE_PACKET_A_FRAMES:
+			pk->frames = v;
+			pk->nframes = (uint32_t)n / 8;
+			break;
+		case DROPSCOPE_PACKET_A_SADDR:
+		case DROPSCOPE_PACKET_A_DADDR:
+			if (n != 4 && n != 16)
+				return -EINVAL;
+			pk->alen = (uint8_t)n;
+			memcpy(type == DROPSCOPE_PACKET_A_SADDR ? pk->saddr :
+			       pk->daddr, v, (size_t)n);
+			break;
+		case DROPSCOPE_PACKET_A_SPORT:
+			memcpy(&pk->sport, v, 2);
+			break;
+		case DROPSCOPE_PACKET_A_DPORT:
+			memcpy(&pk->dport, v, 2);
+			break;
+		case DROPSCOPE_PACKET_A_PID:
+			memcpy(&pk->pid, v, 4);
+			break;
+		case DROPSCOPE_PACKET_A_COMM:
+			snprintf(pk->comm, sizeof(pk->comm), "%.*s", n,
+				 (const char *)v);
+			break;
 		}
 		if (type < 32)
 			seen |= 1U << type;
@@ -88,6 +119,7 @@ static const struct nla_policy ds_cap_policy[DROPSCOPE_CAPTURE_A_MAX + 1] = {
 	[DROPSCOPE_CAPTURE_A_LOST_BUFFER] = { .type = NLA_U64 },
 	[DROPSCOPE_CAPTURE_A_LOST_SOCKET] = { .type = NLA_U64 },
 	[DROPSCOPE_CAPTURE_A_NO_NETWORK] = { .type = NLA_U64 },
+	[DROPSCOPE_CAPTURE_A_LOST_KEYS] = { .type = NLA_U64 },
 };
 
 static int ds_cap_counters_read(struct nlattr *nest, struct ds_cap_counters *c)
@@ -109,6 +141,8 @@ static int ds_cap_counters_read(struct nlattr *nest, struct ds_cap_counters *c)
 		c->lost_buffer = nla_get_u64(t[DROPSCOPE_CAPTURE_A_LOST_BUFFER]);
 		c->lost_socket = nla_get_u64(t[DROPSCOPE_CAPTURE_A_LOST_SOCKET]);
 		c->no_network = nla_get_u64(t[DROPSCOPE_CAPTURE_A_NO_NETWORK]);
+		if (t[DROPSCOPE_CAPTURE_A_LOST_KEYS])
+			c->lost_keys = nla_get_u64(t[DROPSCOPE_CAPTURE_A_LOST_KEYS]);
 	}
 	if (t[DROPSCOPE_CAPTURE_A_END])
 		c->ended = true;
@@ -150,7 +184,10 @@ int ds_capture_start(struct ds_nl *nl, const struct ds_cap_req *req,
 	     nla_put(msg, DROPSCOPE_CAPTURE_A_FILTER,
 		     (int)(req->nfilter * sizeof(struct sock_filter)),
 		     req->filter)) ||
-	    (req->all && nla_put_flag(msg, DROPSCOPE_CAPTURE_A_ALL))) {
+	    (req->all && nla_put_flag(msg, DROPSCOPE_CAPTURE_A_ALL)) ||
+	    (req->run && nla_put_u32(msg, DROPSCOPE_CAPTURE_A_RUN, req->run)) ||
+	    (req->per_key &&
+	     nla_put_u32(msg, DROPSCOPE_CAPTURE_A_PER_KEY, req->per_key))) {
 		nlmsg_free(msg);
 		msg = NULL;
 	} else {

@@ -10,12 +10,20 @@ struct ds_packet {
 	uint32_t stack;		/* its stack's id, or 0 */
 	uint16_t protocol;
 	const void *data;
+	/* a per-key capture's: the run, frames, socket and task */
+	uint32_t run, nframes, pid;
+	const void *frames;	/* nframes uint64_t, unaligned */
+	uint8_t alen;		/* 4 or 16; 0: no socket */
+	uint8_t saddr[16], daddr[16];
+	uint16_t sport, dport;
+	char comm[16];
 };
 
 /* The module's counters of a capture, the last it sent. */
 struct ds_cap_counters {
 	uint32_t id;
 	uint64_t matched, captured, lost_buffer, lost_socket, no_network;
+	uint64_t lost_keys;
 	bool ended;		/* the module ended the capture */
 };
 
@@ -26,6 +34,8 @@ struct ds_cap_req {
 	const void *filter;		/* struct sock_filter[nfilter] */
 	unsigned int nfilter;
 	const struct ds_rule *rule;	/* or NULL */
+	uint32_t run;			/* a run's drops and no run's; 0: all */
+	uint32_t per_key;		/* the first N of each key; 0: all */
 };
 
 /* A capture message (or START's or STOP's reply): each packet to

@@ -4,7 +4,8 @@
  * (nl.c, model.c, rule.c), smc.ko's families (user/smc/), names (names.c),
  * kernel symbols (kallsyms.c), the loop of the commands that run on
  * (loop.c), arguments (util.c), what several commands print (show.c,
- * through print.c), Prometheus series (metrics.c), pcapng (pcapng.c) and
+ * through print.c), Prometheus series (metrics.c), pcapng (pcapng.c), the
+ * evidence of a run (evidence.c) and
  * the libraries opened when first needed (dl.c).
  * It calls nothing above it. Each object has a header of its own, named
  * after its .c and included here.
@@ -50,6 +51,7 @@ enum ds_status {
 #include "stacks.h"
 #include "smc/smc.h"
 #include "capture.h"
+#include "evidence.h"
 #include "pcapng.h"
 #include "loop.h"
 #include "metrics.h"
