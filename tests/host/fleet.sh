@@ -50,6 +50,7 @@ usr/share/man/man8/dropscope-run.8
 usr/share/man/man8/dropscope-sessions.8
 usr/share/man/man8/dropscope-smc.8
 usr/share/bash-completion/completions/dropscope
+usr/share/doc/dropscope/examples/kselftest-net.rules
 usr/share/doc/dropscope/examples/normal.rules
 lib/modules/$KVER/updates/dropscope.ko"
 # the module builds in a tree of its own: the lab suites, which may run
