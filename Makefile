@@ -247,7 +247,7 @@ install-cli: user/dropscope build/dropscope.bash
 	install -D -m 0755 user/dropscope $(DESTDIR)$(SBINDIR)/dropscope
 	for m in $(MAN); do install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man8/$${m#man/}; done
 	install -D -m 0644 build/dropscope.bash $(DESTDIR)$(BASHCOMPDIR)/dropscope
-	install -D -m 0644 examples/normal.rules $(DESTDIR)$(DOCDIR)/examples/normal.rules
+	for e in examples/*.rules; do install -D -m 0644 $$e $(DESTDIR)$(DOCDIR)/$$e; done
 
 # depmod only for the system itself: a DESTDIR is someone else's tree
 install-module: module
@@ -257,7 +257,7 @@ install-module: module
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/dropscope $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN))) \
 		$(DESTDIR)$(BASHCOMPDIR)/dropscope $(DESTDIR)$(MODDIR)/dropscope.ko \
-		$(DESTDIR)$(DOCDIR)/examples/normal.rules
+		$(addprefix $(DESTDIR)$(DOCDIR)/,$(wildcard examples/*.rules))
 	if [ -z "$(DESTDIR)" ] && [ -d /lib/modules/$(KVER) ]; then depmod $(KVER); fi
 
 # The source DKMS builds from: DKMS_DIR (DESTDIR-relative)
