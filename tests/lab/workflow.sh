@@ -406,7 +406,7 @@ for run, d, n in ((a, 'ea', 6), (b, 'eb', 5)):
             if re.split(r'[+ ]', bl.split('\n')[0].split(' at ')[1])[0] ==
                re.split(r'[+ ]', bl.split('\n')[1].strip())[0]]
     out.append('%s: stacks %d, each beginning at its site %s' % (run, len(blocks), 'yes' if blocks and len(good) == len(blocks) else 'no'))
-    out.append('%s: lost %d' % (run, sum(idx['evidence_lost'].values())))
+    out.append('%s: lost %d' % (run, sum(idx['evidence_lost'][k] for k in ('buffer', 'socket', 'keys'))))
 print('\n'.join(out))
 PY
 	sed 's/^/# /' "$TMP/ev.out"

@@ -383,7 +383,7 @@ static void ds_ev_lost_print(const struct ds_evidence *ev, struct ds_print *p)
 {
 	/* text tells only of a loss */
 	enum ds_pmode m = ev->k.lost_buffer || ev->k.lost_socket ||
-			  ev->k.lost_keys ? DS_ANY : DS_JSON;
+			  ev->k.lost_keys || ev->k.no_network ? DS_ANY : DS_JSON;
 
 	ds_print_open_obj(p, "evidence_lost");
 	ds_print_u64(p, m, "buffer",
@@ -392,8 +392,11 @@ static void ds_ev_lost_print(const struct ds_evidence *ev, struct ds_print *p)
 	ds_print_u64(p, m, "socket", "%" PRIu64 " (socket buffer full), ",
 		     ev->k.lost_socket);
 	ds_print_u64(p, m, "keys",
-		     "%" PRIu64 " drops of keys beyond " DS_STR(DROPSCOPE_CAPTURE_KEYS) "\n",
+		     "%" PRIu64 " drops of keys beyond " DS_STR(DROPSCOPE_CAPTURE_KEYS) ", ",
 		     ev->k.lost_keys);
+	ds_print_u64(p, m, "no_network",
+		     "%" PRIu64 " drops without a network header\n",
+		     ev->k.no_network);
 	ds_print_close_obj(p);
 }
 
@@ -513,10 +516,11 @@ void ds_evidence_ktap(const struct ds_evidence *ev, FILE *f)
 			ev->v[i].site->reason_name, ev->v[i].site->symbol,
 			ev->v[i].n, ev->v[i].n == 1 ? "" : "s", ev->dir,
 			ev->v[i].pcap, ev->dir);
-	if (ev->k.lost_buffer || ev->k.lost_socket || ev->k.lost_keys)
-		fprintf(f, "# evidence lost: %" PRIu64 " packets (CPU buffer full), %" PRIu64 " (socket buffer full), %" PRIu64 " drops of keys beyond %d\n",
+	if (ev->k.lost_buffer || ev->k.lost_socket || ev->k.lost_keys ||
+	    ev->k.no_network)
+		fprintf(f, "# evidence lost: %" PRIu64 " packets (CPU buffer full), %" PRIu64 " (socket buffer full), %" PRIu64 " drops of keys beyond %d, %" PRIu64 " drops without a network header\n",
 			ev->k.lost_buffer, ev->k.lost_socket, ev->k.lost_keys,
-			DROPSCOPE_CAPTURE_KEYS);
+			DROPSCOPE_CAPTURE_KEYS, ev->k.no_network);
 }
 
 void ds_evidence_free(struct ds_evidence *ev)
