@@ -85,7 +85,7 @@ rules_of() {
 
 # A file of rules saved and loaded gives the same rules; a file with a bad
 # line, or one the module refuses, adds none; an optional rule is left out
-# only for a function the kernel lacks.
+# only for a function or a drop reason the kernel lacks.
 test_rule_files() {
 	local before out rc
 	setup_module
@@ -113,18 +113,18 @@ test_rule_files() {
 	check "rule load: a rule the module refuses takes back those added; exit 1" \
 		"1 1 []" "$rc $(echo "$out" | grep -c "no device has this ifindex") $(rules_of)"
 
-	printf 'rule mask l4 udp\noptional rule mask site ds_no_such_function reason NO_SOCKET\noptional rule mask site %s reason NO_SOCKET\n' \
-		"$TCP_SITE" > "$TMP/opt.rules"
+	printf 'rule mask l4 udp\noptional rule mask site ds_no_such_function reason NO_SOCKET\noptional rule mask site %s reason NO_SOCKET\noptional rule mask site %s reason DS_NO_SUCH_REASON\n' \
+		"$TCP_SITE" "$TCP_SITE" > "$TMP/opt.rules"
 	out=$($DS rule load "$TMP/opt.rules" 2>&1)
 	rc=$?
-	check "rule load: an optional rule of a function this kernel lacks is left out and named, the others added" \
-		"0 1 2 $TCP_SITE" \
-		"$rc $(echo "$out" | grep -c "opt.rules:2: left out: this kernel has no site ds_no_such_function") $($DS -j show rules | json "len(d), d[1]['site'].split('+')[0]" | tr -d "(),'")"
+	check "rule load: optional rules of a function or a reason this kernel lacks are left out and named, the others added" \
+		"0 1 1 2 $TCP_SITE" \
+		"$rc $(echo "$out" | grep -c "opt.rules:2: left out: this kernel has no site ds_no_such_function") $(echo "$out" | grep -c "opt.rules:4: left out: this kernel has no drop reason DS_NO_SUCH_REASON") $($DS -j show rules | json "len(d), d[1]['site'].split('+')[0]" | tr -d "(),'")"
 	$DS rule clear
-	printf 'rule mask l4 udp\noptional rule mask site %s reason NO_SUCH_REASON\n' "$TCP_SITE" > "$TMP/optbad.rules"
+	printf 'rule mask l4 udp\noptional rule mask site %s reason NO_SOCKET l4 nothing\n' "$TCP_SITE" > "$TMP/optbad.rules"
 	out=$($DS rule load "$TMP/optbad.rules" 2>&1)
 	rc=$?
-	check "rule load: an optional rule with an error other than its function is refused, nothing added; exit 2" \
+	check "rule load: an optional rule with an error other than its function or reason is refused, nothing added; exit 2" \
 		"2 1 []" "$rc $(echo "$out" | grep -c "optbad.rules:2:") $(rules_of)"
 }
 
@@ -554,7 +554,7 @@ test_rules_normal() {
 	rc=$?
 	check "rule load examples/kselftest-net.rules: every rule added or, optional, left out and named" \
 		"0 $(grep -cE '^(optional )?rule' examples/kselftest-net.rules)" \
-		"$rc $(($($DS -j show rules | json "len(d)") + $(grep -c 'left out: this kernel has no site' "$TMP/ks.err")))"
+		"$rc $(($($DS -j show rules | json "len(d)") + $(grep -c 'left out: this kernel has no' "$TMP/ks.err")))"
 }
 
 # --fail-on new against a baseline of the same traffic passes; a new kind

@@ -481,6 +481,26 @@ static const char *ds_site_absent(struct ds_ctx *ctx, char **words, int nw)
 	return NULL;
 }
 
+/*
+ * The same for its drop reason: one this kernel does not have (an older
+ * kernel's reasons are fewer). Returns it, or NULL.
+ */
+static const char *ds_reason_absent(struct ds_ctx *ctx, char **words, int nw)
+{
+	const struct ds_reasons *rs;
+	size_t j;
+	int i;
+
+	for (i = 0; i + 1 < nw; i++) {
+		if (strcmp(words[i], "reason") || ds_ctx_reasons(ctx, &rs))
+			continue;
+		for (j = 0; j < rs->n && strcmp(rs->v[j].name, words[i + 1]); j++)
+			;
+		return j == rs->n ? words[i + 1] : NULL;
+	}
+	return NULL;
+}
+
 int ds_rules_read(struct ds_ctx *ctx, FILE *f, const char *name,
 		  struct ds_rules *out)
 {
@@ -506,6 +526,12 @@ int ds_rules_read(struct ds_ctx *ctx, FILE *f, const char *name,
 			absent = ds_site_absent(ctx, w, nw);
 			if (absent) {
 				fprintf(stderr, "dropscope: %s:%u: left out: this kernel has no site %s\n",
+					name, lineno, absent);
+				continue;
+			}
+			absent = ds_reason_absent(ctx, w, nw);
+			if (absent) {
+				fprintf(stderr, "dropscope: %s:%u: left out: this kernel has no drop reason %s\n",
 					name, lineno, absent);
 				continue;
 			}
