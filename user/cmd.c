@@ -528,7 +528,7 @@ const struct ds_cmd ds_cmds[] = {
 	{ "rule load", cmd_rule_load, "FILE",
 	  "add every rule of a file, or none if one is bad", 0 },
 	{ "run", cmd_run,
-	  "[--baseline FILE] [--fail-on new] [--fail-on reason R] [--max N] [--rules FILE] [--ktap] [--output FILE] -- CMD [ARG...]",
+	  "[--baseline FILE] [--fail-on new] [--fail-on reason R] [--max N] [--rules FILE] [--ktap] [--output FILE] [--evidence DIR [--keep N] [--snaplen N]] -- CMD [ARG...]",
 	  "the drops of exactly the time CMD runs, its sockets' apart; exit: CMD's, or 5 if a condition failed", 0 },
 	{ "record", cmd_record, "FILE",
 	  "write a snapshot of the totals (sites, reasons, rules, the kernel build)", 0 },

@@ -354,7 +354,7 @@ ip netns del "$ns"
 '
 
 test_run_evidence() {
-	local a=dsea$$ b=dseb$$ r ns
+	local a=dsea$$ b=dseb$$ rc
 	need tshark
 	setup_module
 	$DS -j run --evidence "$TMP/ea" --keep 6 -- bash -c "$EV_CMD" - "$TMP" "$BIN" $a 8 > "$TMP/a.json" &
@@ -429,6 +429,14 @@ PY
 	check "the reports name the files: JSON's evidence, KTAP's diagnostics" \
 		"$TMP/ea/$(json "[e['pcap'] for e in d['evidence'] if e['reason'] == 'NO_SOCKET'][0].split('/')[-1]" < "$TMP/a.json") yes" \
 		"$(json "[e['pcap'] for e in d['evidence'] if e['reason'] == 'NO_SOCKET'][0]" < "$TMP/a.json") $(grep -q "^# evidence: NO_SOCKET at .*: 5 packets in $TMP/eb/.*pcapng, stacks in $TMP/eb/stacks.txt" "$TMP/b.ktap" && echo yes)"
+	# a directory with files in it is refused, before CMD runs, and no
+	# run is left; --keep needs --evidence
+	$DS run --evidence "$TMP/ea" -- touch "$TMP/ran" 2> "$TMP/bad.err"
+	rc=$?
+	$DS run --keep 4 -- true 2>> "$TMP/bad.err"
+	check "run --evidence into a directory with files, --keep alone: exit 2, said why, CMD not run, no run left" \
+		"2 2 1 1 no 0" \
+		"$rc $? $(grep -c "ea: not empty" "$TMP/bad.err") $(grep -c "need --evidence" "$TMP/bad.err") $([ -e "$TMP/ran" ] && echo ran || echo no) $($DS -j status | json "d['runs']")"
 }
 
 # 16 runs at once; a 17th is refused, saying why, and changes nothing; a

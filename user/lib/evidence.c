@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ds.h"
 
@@ -117,13 +118,14 @@ static int ds_ev_msg(struct nlattr **tb, struct nlattr *attrs, int len,
 	return ds_capture_read(tb, attrs, len, ds_ev_packet, ev, &ev->k);
 }
 
-/* DIR: made, or an empty directory already. */
-static int ds_ev_dir(const char *dir)
+/* DIR: made (*made), or an empty directory already. */
+static int ds_ev_dir(const char *dir, bool *made)
 {
 	struct dirent *de;
 	DIR *d;
 
-	if (!mkdir(dir, 0755))
+	*made = !mkdir(dir, 0755);
+	if (*made)
 		return 0;
 	if (errno != EEXIST) {
 		fprintf(stderr, "dropscope: run: --evidence %s: %s\n", dir,
@@ -156,6 +158,7 @@ int ds_evidence_start(const char *dir, uint32_t run, uint32_t keep,
 	};
 	struct ds_evidence *ev = calloc(1, sizeof(*ev));
 	int rcvbuf = 8 << 20, err;
+	bool made;
 
 	*evp = ev;
 	if (!ev)
@@ -163,7 +166,7 @@ int ds_evidence_start(const char *dir, uint32_t run, uint32_t keep,
 	snprintf(ev->dir, sizeof(ev->dir), "%s", dir);
 	ev->keep = keep;
 	ev->snaplen = snaplen;
-	err = ds_ev_dir(dir);
+	err = ds_ev_dir(dir, &made);
 	if (err)
 		return err;
 	err = ds_nl_open(&ev->nl);
@@ -185,6 +188,9 @@ int ds_evidence_start(const char *dir, uint32_t run, uint32_t keep,
 fail:
 	fprintf(stderr, "dropscope: run: --evidence: %s\n",
 		ds_nl_error(ev->nl));
+	/* nothing changed: the directory it made goes */
+	if (made)
+		rmdir(dir);
 	return ds_nl_status(err);
 }
 
