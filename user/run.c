@@ -451,8 +451,9 @@ static int ds_run_wait(pid_t pid, int *st, struct ds_run_names *nm,
 			break;
 		/* without a pidfd or a watch, a scan every 128 ms */
 		n = poll(p, 3, pfd < 0 || ifd < 0 ? 128 : ms);
-		if (n > 0 && (p[2].revents & POLLIN)) {
-			ds_evidence_read(ev);
+		if (n > 0 && (p[2].revents & (POLLIN | POLLERR))) {
+			if (!ds_evidence_read(ev))
+				p[2].fd = -1;
 			if (!(p[1].revents & POLLIN))
 				continue;
 		}

@@ -199,10 +199,16 @@ int ds_evidence_fd(const struct ds_evidence *ev)
 	return ds_nl_fd(ev->nl);
 }
 
-void ds_evidence_read(struct ds_evidence *ev)
+bool ds_evidence_read(struct ds_evidence *ev)
 {
-	if (!ev->failed && ds_nl_recv_alerts(ev->nl, ds_ev_msg, ev))
+	int err = ds_nl_recv_alerts(ev->nl, ds_ev_msg, ev);
+
+	/* a full socket buffer: the module counted what it could not send */
+	if (err == -ENOBUFS)
+		err = ds_nl_recv_alerts(ev->nl, ds_ev_msg, ev);
+	if (err && err != -ENOBUFS)
 		ev->failed = true;
+	return !ev->failed;
 }
 
 void ds_evidence_stop(struct ds_evidence *ev)

@@ -12,9 +12,12 @@ struct ds_evidence;
  */
 int ds_evidence_start(const char *dir, uint32_t run, uint32_t keep,
 		      uint32_t snaplen, struct ds_evidence **evp);
-/* The socket to poll while the command runs, and what came on it. */
+/*
+ * The socket to poll while the command runs, and what came on it: false
+ * when it is to be polled no more (a message could not be read).
+ */
 int ds_evidence_fd(const struct ds_evidence *ev);
-void ds_evidence_read(struct ds_evidence *ev);
+bool ds_evidence_read(struct ds_evidence *ev);
 /* The command ended: what the module still holds, then the capture ends. */
 void ds_evidence_stop(struct ds_evidence *ev);
 /*
