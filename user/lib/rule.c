@@ -51,21 +51,32 @@ static int ds_rule_site(struct ds_ctx *ctx, const char *val, struct ds_rule *r)
 	return 0;
 }
 
+/* The running kernel's drop reason of that name, or NULL. */
+static const struct ds_reason *ds_reason_named(const struct ds_reasons *rs,
+					       const char *name)
+{
+	size_t j;
+
+	for (j = 0; j < rs->n; j++)
+		if (!strcmp(rs->v[j].name, name))
+			return &rs->v[j];
+	return NULL;
+}
+
 static int ds_rule_reason(struct ds_ctx *ctx, const char *val,
 			  struct ds_rule *r)
 {
 	const struct ds_reasons *rs;
-	size_t j;
+	const struct ds_reason *e;
 	int err;
 
 	err = ds_ctx_reasons(ctx, &rs);
 	if (err)
 		return err;
-	for (j = 0; j < rs->n && strcmp(rs->v[j].name, val); j++)
-		;
-	if (j == rs->n)
+	e = ds_reason_named(rs, val);
+	if (!e)
 		return ds_bad("reason", val, "the running kernel has no such drop reason (see: show reasons all)");
-	r->reason = rs->v[j].id;
+	r->reason = e->id;
 	return 0;
 }
 
@@ -488,15 +499,12 @@ static const char *ds_site_absent(struct ds_ctx *ctx, char **words, int nw)
 static const char *ds_reason_absent(struct ds_ctx *ctx, char **words, int nw)
 {
 	const struct ds_reasons *rs;
-	size_t j;
 	int i;
 
 	for (i = 0; i + 1 < nw; i++) {
 		if (strcmp(words[i], "reason") || ds_ctx_reasons(ctx, &rs))
 			continue;
-		for (j = 0; j < rs->n && strcmp(rs->v[j].name, words[i + 1]); j++)
-			;
-		return j == rs->n ? words[i + 1] : NULL;
+		return ds_reason_named(rs, words[i + 1]) ? NULL : words[i + 1];
 	}
 	return NULL;
 }
