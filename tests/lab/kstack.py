@@ -16,13 +16,30 @@ from collections import Counter
 DEPTH = 32
 
 
+def aliases():
+    """Each name of one address that has several names (the kernel's
+    "__pi_" copies, for one) -> the first of them in /proc/kallsyms: the
+    module names a frame as the kernel does, bpftrace may take another
+    alias. A name found at several addresses is left as it is."""
+    at, where = {}, {}
+    for line in open("/proc/kallsyms"):
+        a, _, n, *_ = line.split()
+        at.setdefault(a, []).append(n)
+        where.setdefault(n, set()).add(a)
+    return {n: names[0] for names in at.values() if len(names) > 1
+            for n in names if len(where[n]) == 1}
+
+
+ALIAS = {}
+
+
 def frame(s):
     """'sym+0x1c/0x80 [mod]' or bpftrace's 'sym+28': (sym, 28)."""
     s = s.strip().split(" ")[0]
     m = re.match(r"^(.+?)\+(0x[0-9a-f]+|\d+)(/0x[0-9a-f]+)?$", s)
     if not m:
-        return (s, 0)
-    return (m.group(1), int(m.group(2), 0))
+        return (ALIAS.get(s, s), 0)
+    return (ALIAS.get(m.group(1), m.group(1)), int(m.group(2), 0))
 
 
 def ours(path):
@@ -62,6 +79,8 @@ def main():
                 print(a, syms[i + 1][0])
                 return 0
         return 1
+    if sys.argv[1] == "compare":
+        ALIAS.update(aliases())
     mine = ours(sys.argv[2])
     if sys.argv[1] == "contexts":
         names = {f[0] for k in mine for f in k if isinstance(f, tuple)}
