@@ -58,13 +58,14 @@ oracle_stop() {
 }
 
 # oracle_closes FILE PORT N: wait until every session of server port PORT
-# is closed and the oracle has printed the closes of its N ends. A close
-# under loss can come seconds after the generator has returned (a lost FIN
-# is sent again). The kernel is done when ss shows no socket of the port
+# is closed and the oracle has printed the closes of its N ends (the
+# listener's close is not one: it must not stand in for a late end). A
+# close under loss can come seconds after the generator has returned (a
+# lost FIN is sent again). The kernel is done when ss shows no socket of the port
 # but in TIME-WAIT (past its close); the oracle prints what its probes saw
 # a moment later: its "sync" line, once printed, says it printed theirs.
 oracle_closes() {
-	local pairs="grep -E '^close ($2 [0-9]+|[0-9]+ $2) ' '$TMP/$1' | cut -d' ' -f2,3 | sort -u | wc -l" n
+	local pairs="grep -E '^close ($2 [1-9][0-9]*|[0-9]+ $2) ' '$TMP/$1' | cut -d' ' -f2,3 | sort -u | wc -l" n
 	wait_for 60 sh -c "[ -z \"\$(ss -Htan exclude time-wait exclude listening '( sport = :$2 or dport = :$2 )')\" ]" ||
 		abort "sessions of port $2 still open: $(ss -Htan '( sport = :'"$2"' or dport = :'"$2"' )' | head -3)"
 	n=$(grep -c '^sync$' "$TMP/$1")
@@ -444,6 +445,8 @@ test_sessions_watch_retrans() {
 	    k = (b["lport"], b["rport"]) if isinstance(b, dict) else b
 	    s = [x for x in sess if (x["lport"], x["rport"]) == k]
 	    print(f"  {k}: events {[(e['kind'], e['oldstate'], e['newstate'], e.get('segs')) for e in ev if (e['lport'], e['rport']) == k]}, dump {[(x['state'], x['retransmits'], x['cookie']) for x in s]}")
+	for k in [k for k in set(life) | set(segs) if life[k] != segs[k]][:4]:
+	    print(f"  {k}: tcplife {life[k]} in {sum(1 for l in open(sys.argv[4]) if l.split()[1:3] == [str(k[0]), str(k[1])])} closes, events {segs[k]}")
 	PY
 	wait_for 20 py "$TMP/rtx.py" "$TMP/rtx.jsonl" "$TMP/rtxsess.json" poll "$TMP/life.txt"
 	kill $watcher
