@@ -221,13 +221,15 @@ static void ds_run_sess_add(struct ds_run_sess *to, const struct ds_session *e)
  * After CMD: the sessions born since t0, from a live dump and then a
  * closed one (a session that closes in between is in both: the closed
  * record counts). A close numbered from closes0 on that the ring no longer
- * has is lost, as is a session that found no room.
+ * has is lost, as is a session that found no room. The evidence's sockets
+ * take their processes from the sessions that lived since t0.
  */
-static int ds_run_sess_end(struct ds_ctx *ctx, struct ds_run_sessions *rs)
+static int ds_run_sess_end(struct ds_ctx *ctx, struct ds_run_sessions *rs,
+			   struct ds_evidence *ev)
 {
 	struct ds_sessions s = { 0 };
 	uint64_t overflow, closes, seen = 0;
-	size_t i, live;
+	size_t i, live, n = 0;
 	int err;
 
 	if (!rs->tracked)
@@ -261,6 +263,12 @@ static int ds_run_sess_end(struct ds_ctx *ctx, struct ds_run_sessions *rs)
 	}
 	rs->lost = ds_run_since(overflow, rs->overflow0) +
 		   ds_run_since(ds_run_since(closes, rs->closes0), seen);
+	for (i = 0; ev && i < s.n; i++)
+		if (!s.v[i].closed ||
+		    s.v[i].start_ns + s.v[i].duration_ns >= rs->t0)
+			s.v[n++] = s.v[i];
+	if (ev)
+		ds_evidence_owners(ev, s.v, n);
 	free(s.v);
 	return 0;
 }
@@ -875,7 +883,7 @@ int cmd_run(struct ds_ctx *ctx, const struct ds_cmd *self, int argc,
 		ds_evidence_stop(ev);
 	err = ds_sites_fetch(ctx->nl, &after);
 	if (!err)
-		err = ds_run_sess_end(ctx, &rs);
+		err = ds_run_sess_end(ctx, &rs, ev);
 	if (err) {
 		err = ds_fail(ctx, err);
 		goto out_stop;

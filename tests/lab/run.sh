@@ -30,7 +30,7 @@ TESTS=(load accounting two_cpus overflow batching stalled_listener
 	bad_input contract unload shell
 	rule_site rule_reason rule_dev rule_device_gate rule_netns rule_l3
 	rule_l4 rule_unread_udp rule_combined rule_only rule_churn rule_limit
-	rule_bad rule_files record_diff record_bad run run_parallel run_evidence run_limit run_kselftest run_sessions run_baseline rules_normal
+	rule_bad rule_files record_diff record_bad run run_parallel run_evidence run_evidence_owner run_limit run_kselftest run_sessions run_baseline rules_normal
 	alert_threshold alert_top alert_ratelimit watch_order
 	sessions_exact sessions_live sessions_overflow sessions_parts
 	sessions_top sessions_top_tty sessions_top_missed sessions_unload

@@ -439,6 +439,70 @@ PY
 		"$rc $? $(grep -c "ea: not empty" "$TMP/bad.err") $(grep -c "need --evidence" "$TMP/bad.err") $([ -e "$TMP/ran" ] && echo ran || echo no) $($DS -j status | json "d['runs']")"
 }
 
+# The owner of a dropped packet's socket: a run with --evidence connects
+# from a namespace of its own across an nft rule that drops its SYNs, and
+# closes once the kernel's counter has dropped the SYN of connect() and
+# one sent again by the retransmit timer (in softirq, no task). Every SYN
+# kept carries the socket and its process, as the run's TCP session has it
+# (owner); only connect()'s has the task that freed it too (pid). The
+# kernel's nft counter says how many SYNs there were.
+EVO_CMD='
+tmp=$1 ns=$2
+ip netns add "$ns" && ip -n "$ns" link set lo up || exit 1
+printf "%s\n" "table inet dsevo {" "counter syns { }" \
+	"chain output { type filter hook output priority 0; tcp dport 11 counter name syns drop; }" "}" |
+	ip netns exec "$ns" nft -f - || exit 1
+ip netns exec "$ns" python3 -c "
+import os, re, socket, subprocess, time
+def syns():
+    out = subprocess.run([\"nft\", \"list\", \"counter\", \"inet\", \"dsevo\", \"syns\"],
+                         capture_output=True, text=True).stdout
+    return int(re.search(r\"packets (\d+)\", out).group(1))
+s = socket.socket()
+s.setblocking(False)
+s.connect_ex((\"127.0.0.1\", 11))
+print(os.getpid(), s.getsockname()[1], flush=True)
+for i in range(600):
+    if syns() >= 2:
+        break
+    time.sleep(0.1)
+s.close()
+print(syns())
+" > "$tmp/evo.out" || exit 1
+ip netns del "$ns"
+'
+
+test_run_evidence_owner() {
+	local ns=dsevo$$
+	need tshark
+	setup_module
+	$DS -j run --evidence "$TMP/eo" -- bash -c "$EVO_CMD" - "$TMP" $ns > "$TMP/eo.json"
+	py - "$TMP" <<'PY' > "$TMP/eo.txt"
+import json, os, subprocess, sys
+tmp = sys.argv[1]
+pid, sport, n = open(os.path.join(tmp, 'evo.out')).read().split()
+idx = json.load(open(os.path.join(tmp, 'eo', 'index.json')))
+e = [e for e in idx['evidence'] if e['reason'] == 'NETFILTER_DROP']
+if len(e) != 1:
+    print('%d NETFILTER_DROP keys' % len(e))
+    sys.exit()
+rows = subprocess.run(['tshark', '-r', os.path.join(tmp, 'eo', e[0]['pcap']),
+                       '-T', 'fields', '-e', 'frame.comment', '-e', 'tcp.flags.syn',
+                       '-e', 'tcp.dstport'],
+                      capture_output=True, text=True).stdout.splitlines()
+sock = 'socket 127.0.0.1:%s 127.0.0.1:11 owner %s (python3)' % (sport, pid)
+print('syns %s: %d packets, %d SYNs to 11, %d with the socket and its owner, %d with the task %s, index %s' % (
+    n, len(rows), sum(1 for r in rows if r.split('\t')[1:] in (['1', '11'], ['True', '11'])),
+    sum(1 for r in rows if sock in r), sum(1 for r in rows if r.split('\t')[0].endswith(' pid %s (python3)' % pid)), pid,
+    'same' if [str(d.get('owner_pid')) for d in e[0]['drops']] == [pid] * len(rows) else 'differs'))
+PY
+	sed 's/^/# /' "$TMP/eo.txt"
+	n=$(cut -d' ' -f1 "$TMP/evo.out" | tail -1)
+	check "run --evidence: each SYN the nft rule dropped (its counter) kept with its socket and the socket's process from the run's session; connect()'s also with its task" \
+		"syns $n: $n packets, $n SYNs to 11, $n with the socket and its owner, 1 with the task $(head -1 "$TMP/evo.out" | cut -d' ' -f1), index same" \
+		"$(cat "$TMP/eo.txt")"
+}
+
 # 16 runs at once; a 17th is refused, saying why, and changes nothing; a
 # run whose CLI is killed ends with it; once all end, monitoring that the
 # runs started stops.

@@ -39,6 +39,8 @@ struct ds_ev_pkt {
 	struct ds_packet pk;
 	uint8_t *data;
 	uint64_t frames[DROPSCOPE_STACK_DEPTH];
+	uint32_t owner;			/* its socket's process, or 0 */
+	char owner_comm[16];
 };
 
 /* A drop key and its packets, and, once written, its file. */
@@ -234,10 +236,56 @@ static void ds_ev_addr(const struct ds_packet *pk, const uint8_t *a,
 		snprintf(buf, len, "?");
 }
 
-/* The packet's comment in its pcapng: its drop, stack, socket, task. */
-static void ds_ev_comment(const struct ds_ev_key *k, const struct ds_packet *pk,
+/* Is session e the one of the packet's socket (addresses and ports)? */
+static bool ds_ev_sess_is(const struct ds_packet *pk,
+			  const struct ds_session *e)
+{
+	char s[64], d[64];
+
+	if (e->lport != pk->sport || e->rport != pk->dport ||
+	    (e->family == AF_INET6) != (pk->alen == 16))
+		return false;
+	ds_ev_addr(pk, pk->saddr, s, sizeof(s));
+	ds_ev_addr(pk, pk->daddr, d, sizeof(d));
+	return !strcmp(e->laddr, s) && !strcmp(e->raddr, d);
+}
+
+void ds_evidence_owners(struct ds_evidence *ev, const struct ds_session *v,
+			size_t n)
+{
+	size_t i, j, m;
+
+	for (i = 0; i < ev->n; i++) {
+		for (j = 0; j < ev->v[i].n; j++) {
+			struct ds_ev_pkt *e = &ev->v[i].v[j];
+			const struct ds_session *o = NULL;
+
+			for (m = 0; e->pk.alen && m < n; m++) {
+				if (!v[m].pid || !ds_ev_sess_is(&e->pk, &v[m]))
+					continue;
+				/* sessions of one socket's address and
+				 * port, of other processes: none is it
+				 */
+				if (o && (o->pid != v[m].pid ||
+					  strcmp(o->comm, v[m].comm)))
+					break;
+				o = &v[m];
+			}
+			if (!o || m < n)
+				continue;
+			e->owner = o->pid;
+			snprintf(e->owner_comm, sizeof(e->owner_comm), "%s",
+				 o->comm);
+		}
+	}
+}
+
+/* The packet's comment in its pcapng: its drop, stack, socket, tasks. */
+static void ds_ev_comment(const struct ds_ev_key *k, const struct ds_ev_pkt *e,
 			  char *buf, size_t len)
 {
+	const struct ds_packet *pk = &e->pk;
+
 	char s[64], d[64];
 	int n;
 
@@ -257,6 +305,10 @@ static void ds_ev_comment(const struct ds_ev_key *k, const struct ds_packet *pk,
 					      " socket [%s]:%u [%s]:%u",
 			      s, pk->sport, d, pk->dport);
 	}
+	if (e->owner && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n,
+			      " owner %" PRIu32 " (%s)", e->owner,
+			      e->owner_comm);
 	if (pk->pid && n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, " pid %" PRIu32 " (%s)",
 			 pk->pid, pk->comm);
@@ -296,7 +348,7 @@ static int ds_ev_pcap(const struct ds_evidence *ev, const struct ds_ev_key *k)
 	for (i = 0; i < k->n; i++) {
 		const struct ds_packet *pk = &k->v[i].pk;
 
-		ds_ev_comment(k, pk, comment, sizeof(comment));
+		ds_ev_comment(k, &k->v[i], comment, sizeof(comment));
 		err |= ds_pcapng_write(w, pk->tstamp, pk->ifindex, pk->protocol,
 				       pk->data, pk->caplen, pk->len, comment);
 	}
@@ -361,8 +413,9 @@ static int ds_ev_stacks(const struct ds_evidence *ev, struct ds_ctx *ctx)
 	return 0;
 }
 
-static void ds_ev_pkt_print(struct ds_print *p, const struct ds_packet *pk)
+static void ds_ev_pkt_print(struct ds_print *p, const struct ds_ev_pkt *e)
 {
+	const struct ds_packet *pk = &e->pk;
 	char a[64];
 
 	ds_print_open_obj(p, NULL);
@@ -382,6 +435,10 @@ static void ds_ev_pkt_print(struct ds_print *p, const struct ds_packet *pk)
 		ds_ev_addr(pk, pk->daddr, a, sizeof(a));
 		ds_print_str(p, DS_JSON, "daddr", NULL, a);
 		ds_print_u32(p, DS_JSON, "dport", NULL, pk->dport);
+	}
+	if (e->owner) {
+		ds_print_u32(p, DS_JSON, "owner_pid", NULL, e->owner);
+		ds_print_str(p, DS_JSON, "owner_comm", NULL, e->owner_comm);
 	}
 	if (pk->pid) {
 		ds_print_u32(p, DS_JSON, "pid", NULL, pk->pid);
@@ -447,7 +504,7 @@ static int ds_ev_index(const struct ds_evidence *ev)
 		ds_print_str(&p, DS_JSON, "stacks", NULL, "stacks.txt");
 		ds_print_open_arr(&p, "drops");
 		for (b = 0; b < k->n; b++)
-			ds_ev_pkt_print(&p, &k->v[b].pk);
+			ds_ev_pkt_print(&p, &k->v[b]);
 		ds_print_close_arr(&p);
 		ds_print_close_obj(&p);
 	}

@@ -21,6 +21,13 @@ bool ds_evidence_read(struct ds_evidence *ev);
 /* The command ended: what the module still holds, then the capture ends. */
 void ds_evidence_stop(struct ds_evidence *ev);
 /*
+ * The process of each kept packet's socket, where one TCP session of the
+ * run's dumps (live and closed, v[n]) has its addresses and ports, or all
+ * that have are of one process: the owner in the files.
+ */
+void ds_evidence_owners(struct ds_evidence *ev, const struct ds_session *v,
+			size_t n);
+/*
  * Write the files of the keys want() names (it gives the key's site, or
  * NULL for a key not to write): a pcapng each, stacks.txt, index.json.
  * Errors are printed.
