@@ -61,9 +61,10 @@ oracle_stop() {
 # is closed and the oracle has printed the closes of its N ends (the
 # listener's close is not one: it must not stand in for a late end). A
 # close under loss can come seconds after the generator has returned (a
-# lost FIN is sent again). The kernel is done when ss shows no socket of the port
-# but in TIME-WAIT (past its close); the oracle prints what its probes saw
-# a moment later: its "sync" line, once printed, says it printed theirs.
+# lost FIN is sent again). The kernel is done when ss shows no socket of
+# the port but in TIME-WAIT (past its close); the oracle prints what its
+# probes saw a moment later: its "sync" line, once printed, says it
+# printed theirs.
 oracle_closes() {
 	local pairs="grep -E '^close ($2 [1-9][0-9]*|[0-9]+ $2) ' '$TMP/$1' | cut -d' ' -f2,3 | sort -u | wc -l" n
 	wait_for 60 sh -c "[ -z \"\$(ss -Htan exclude time-wait exclude listening '( sport = :$2 or dport = :$2 )')\" ]" ||

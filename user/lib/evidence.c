@@ -236,42 +236,45 @@ static void ds_ev_addr(const struct ds_packet *pk, const uint8_t *a,
 		snprintf(buf, len, "?");
 }
 
-/* Is session e the one of the packet's socket (addresses and ports)? */
-static bool ds_ev_sess_is(const struct ds_packet *pk,
-			  const struct ds_session *e)
+/*
+ * The session of the packet's socket (its addresses and ports) among v[n],
+ * or NULL: none, or sessions of them of more than one process.
+ */
+static const struct ds_session *ds_ev_owner(const struct ds_packet *pk,
+					    const struct ds_session *v,
+					    size_t n)
 {
+	const struct ds_session *o = NULL;
 	char s[64], d[64];
+	size_t m;
 
-	if (e->lport != pk->sport || e->rport != pk->dport ||
-	    (e->family == AF_INET6) != (pk->alen == 16))
-		return false;
 	ds_ev_addr(pk, pk->saddr, s, sizeof(s));
 	ds_ev_addr(pk, pk->daddr, d, sizeof(d));
-	return !strcmp(e->laddr, s) && !strcmp(e->raddr, d);
+	for (m = 0; m < n; m++) {
+		if (!v[m].pid || v[m].lport != pk->sport ||
+		    v[m].rport != pk->dport ||
+		    (v[m].family == AF_INET6) != (pk->alen == 16) ||
+		    strcmp(v[m].laddr, s) || strcmp(v[m].raddr, d))
+			continue;
+		if (o && (o->pid != v[m].pid || strcmp(o->comm, v[m].comm)))
+			return NULL;
+		o = &v[m];
+	}
+	return o;
 }
 
 void ds_evidence_owners(struct ds_evidence *ev, const struct ds_session *v,
 			size_t n)
 {
-	size_t i, j, m;
+	const struct ds_session *o;
+	struct ds_ev_pkt *e;
+	size_t i, j;
 
 	for (i = 0; i < ev->n; i++) {
 		for (j = 0; j < ev->v[i].n; j++) {
-			struct ds_ev_pkt *e = &ev->v[i].v[j];
-			const struct ds_session *o = NULL;
-
-			for (m = 0; e->pk.alen && m < n; m++) {
-				if (!v[m].pid || !ds_ev_sess_is(&e->pk, &v[m]))
-					continue;
-				/* sessions of one socket's address and
-				 * port, of other processes: none is it
-				 */
-				if (o && (o->pid != v[m].pid ||
-					  strcmp(o->comm, v[m].comm)))
-					break;
-				o = &v[m];
-			}
-			if (!o || m < n)
+			e = &ev->v[i].v[j];
+			o = e->pk.alen ? ds_ev_owner(&e->pk, v, n) : NULL;
+			if (!o)
 				continue;
 			e->owner = o->pid;
 			snprintf(e->owner_comm, sizeof(e->owner_comm), "%s",
@@ -285,7 +288,6 @@ static void ds_ev_comment(const struct ds_ev_key *k, const struct ds_ev_pkt *e,
 			  char *buf, size_t len)
 {
 	const struct ds_packet *pk = &e->pk;
-
 	char s[64], d[64];
 	int n;
 
